@@ -1,0 +1,235 @@
+"""ROS-side helpers shared by every mnemo node: main(), parameters, and conversions of the
+common types. Only thin nodes import this module; cores never do.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable, Optional, Type, TypeVar
+
+import rclpy
+from builtin_interfaces.msg import Time as TimeMsg
+from geometry_msgs.msg import Point, Pose, Pose2D as Pose2DMsg
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+
+from mnemo_common.types import (
+    Detection, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillSignals, Status,
+)
+
+T = TypeVar("T")
+
+
+# -- main ----------------------------------------------------------------------------
+def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, threads: int = 4) -> None:
+    """The one main() of every mnemo node: init, spin a multi-threaded executor, shut down cleanly."""
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = factory()
+        executor = MultiThreadedExecutor(num_threads=threads)
+        executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            close = getattr(node, "close", None)
+            if callable(close):
+                close()
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+# -- parameters ----------------------------------------------------------------------
+def declare_config(node: Node, config_type: Type[T], descriptions: dict[str, str], prefix: str = "") -> T:
+    """Declare one parameter per field of a frozen config dataclass (its default as default)
+    and read them once into an instance of it."""
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(config_type):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        if isinstance(default, tuple):
+            default = list(default)
+        name = prefix + f.name
+        descriptor = ParameterDescriptor(description=descriptions.get(f.name, f.name.replace("_", " ")))
+        value = node.declare_parameter(name, default, descriptor).value
+        if isinstance(f.default, tuple) and isinstance(value, list):
+            value = tuple(value)
+        values[f.name] = value
+    return config_type(**values)
+
+
+# -- status --------------------------------------------------------------------------
+def fill_error(response: Any, error: Optional[BaseException]) -> Any:
+    """Set error_code/error_msg on a response from an exception (None means OK)."""
+    if error is None:
+        response.error_code = int(Status.OK)
+        response.error_msg = ""
+    elif isinstance(error, MnemoError):
+        response.error_code = int(error.code)
+        response.error_msg = error.message
+    elif isinstance(error, (ValueError, TypeError, KeyError)):
+        response.error_code = int(Status.INVALID_ARGUMENT)
+        response.error_msg = str(error)
+    else:
+        response.error_code = int(Status.INTERNAL)
+        response.error_msg = f"{type(error).__name__}: {error}"
+    return response
+
+
+def guarded(node: Node, handler: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """Wrap a service handler so any exception becomes an error response, never a crash."""
+
+    def wrapper(request: Any, response: Any) -> Any:
+        try:
+            result = handler(request, response)
+            return fill_error(result if result is not None else response, None)
+        except Exception as exc:  # noqa: BLE001 - the node must keep serving
+            if not isinstance(exc, (MnemoError, ValueError, TypeError, KeyError)):
+                node.get_logger().error(f"service handler failed: {type(exc).__name__}: {exc}")
+            return fill_error(response, exc)
+
+    return wrapper
+
+
+# -- time ----------------------------------------------------------------------------
+def time_to_msg(seconds: float) -> TimeMsg:
+    if not math.isfinite(seconds):
+        raise ValueError(f"time must be finite, got {seconds}")
+    nanos = int(round(seconds * 1e9))
+    return TimeMsg(sec=nanos // 1_000_000_000, nanosec=nanos % 1_000_000_000)
+
+
+def time_from_msg(msg: TimeMsg) -> float:
+    return rclpy.time.Time.from_msg(msg).nanoseconds / 1e9
+
+
+# -- geometry ------------------------------------------------------------------------
+def pose2d_to_msg(p: Optional[Pose2D]) -> Pose2DMsg:
+    if p is None:
+        return Pose2DMsg()
+    return Pose2DMsg(x=float(p.x), y=float(p.y), theta=float(p.yaw))
+
+
+def pose2d_from_msg(m: Pose2DMsg) -> Pose2D:
+    return Pose2D(m.x, m.y, m.theta)
+
+
+def pose3d_to_msg(p: Pose3D) -> Pose:
+    msg = Pose()
+    msg.position.x, msg.position.y, msg.position.z = (float(v) for v in p.position)
+    (msg.orientation.x, msg.orientation.y, msg.orientation.z, msg.orientation.w) = (float(v) for v in p.orientation)
+    return msg
+
+
+def pose3d_from_msg(m: Pose) -> Pose3D:
+    return Pose3D((m.position.x, m.position.y, m.position.z),
+                  (m.orientation.x, m.orientation.y, m.orientation.z, m.orientation.w))
+
+
+def point_to_msg(p: tuple[float, float, float]) -> Point:
+    return Point(x=float(p[0]), y=float(p[1]), z=float(p[2]))
+
+
+def point_from_msg(m: Point) -> tuple[float, float, float]:
+    return (m.x, m.y, m.z)
+
+
+def kv_to_msgs(d: dict[str, str]) -> list:
+    from mnemo_interfaces.msg import KeyValue
+
+    return [KeyValue(key=str(k), value=str(v)) for k, v in d.items()]
+
+
+def kv_from_msgs(items: list) -> dict[str, str]:
+    return {kv.key: kv.value for kv in items}
+
+
+# -- common messages -----------------------------------------------------------------
+def sighting_to_msg(s: Sighting):
+    from mnemo_interfaces.msg import Sighting as SightingMsg
+
+    return SightingMsg(label=s.label, object_id=s.object_id, attributes=kv_to_msgs(s.attributes),
+                       position=point_to_msg(s.position), support=s.support, relation=s.relation,
+                       score=float(s.score))
+
+
+def sighting_from_msg(m) -> Sighting:
+    return Sighting(label=m.label, position=point_from_msg(m.position), attributes=kv_from_msgs(m.attributes),
+                    object_id=m.object_id, support=m.support, relation=m.relation, score=m.score)
+
+
+def observation_to_msg(o: Observation, frame_id: str = "map"):
+    from mnemo_interfaces.msg import Observation as ObservationMsg
+
+    msg = ObservationMsg()
+    msg.header.stamp = time_to_msg(o.stamp)
+    msg.header.frame_id = frame_id
+    msg.seq = int(o.seq)
+    msg.robot_pose = pose2d_to_msg(o.robot_pose)
+    msg.camera_pose = pose3d_to_msg(o.camera_pose)
+    msg.room = o.room
+    msg.sightings = [sighting_to_msg(s) for s in o.sightings]
+    msg.caption = o.caption
+    msg.image_ref = o.image_ref
+    return msg
+
+
+def observation_from_msg(m) -> Observation:
+    return Observation(stamp=time_from_msg(m.header.stamp), robot_pose=pose2d_from_msg(m.robot_pose),
+                       camera_pose=pose3d_from_msg(m.camera_pose), room=m.room,
+                       sightings=[sighting_from_msg(s) for s in m.sightings], caption=m.caption,
+                       image_ref=m.image_ref, seq=m.seq)
+
+
+def detection_to_msg(d: Detection):
+    from mnemo_interfaces.msg import Detection as DetectionMsg
+
+    return DetectionMsg(label=d.label, score=float(d.score), box_2d=[float(v) for v in d.box_2d],
+                        mask_area=int(d.mask_area), centroid=point_to_msg(d.centroid),
+                        box_min=point_to_msg(d.box_min), box_max=point_to_msg(d.box_max),
+                        attributes=kv_to_msgs(d.attributes), instance_id=d.instance_id, node_id=d.node_id)
+
+
+def detection_from_msg(m) -> Detection:
+    return Detection(label=m.label, score=m.score, box_2d=tuple(float(v) for v in m.box_2d),
+                     mask_area=m.mask_area, centroid=point_from_msg(m.centroid), box_min=point_from_msg(m.box_min),
+                     box_max=point_from_msg(m.box_max), attributes=kv_from_msgs(m.attributes),
+                     instance_id=m.instance_id, node_id=m.node_id)
+
+
+def signals_to_msg(s: SkillSignals):
+    from mnemo_interfaces.msg import SkillSignals as SignalsMsg
+
+    return SignalsMsg(contact=bool(s.contact), joint_displacement=float(s.joint_displacement),
+                      gripper_closure=float(s.gripper_closure), gripper_effort=float(s.gripper_effort),
+                      duration=float(s.duration))
+
+
+def signals_from_msg(m) -> SkillSignals:
+    return SkillSignals(m.contact, m.joint_displacement, m.gripper_closure, m.gripper_effort, m.duration)
+
+
+def memory_filter_to_msg(f: MemoryFilter):
+    from mnemo_interfaces.msg import MemoryFilter as FilterMsg
+
+    msg = FilterMsg(room=f.room, labels=list(f.labels))
+    if f.since is not None or f.until is not None:
+        msg.use_time_range = True
+        msg.since = time_to_msg(f.since if f.since is not None else 0.0)
+        msg.until = time_to_msg(f.until if f.until is not None else 4e9)
+    if f.near is not None:
+        msg.use_region = True
+        msg.x, msg.y = float(f.near[0]), float(f.near[1])
+        msg.radius = float(f.radius)
+    return msg
+
+
+def memory_filter_from_msg(m) -> MemoryFilter:
+    f = MemoryFilter(room=m.room, labels=list(m.labels))
+    if m.use_time_range:
+        f.since, f.until = time_from_msg(m.since), time_from_msg(m.until)
+    if m.use_region:
+        f.near, f.radius = (m.x, m.y), m.radius
+    return f

@@ -1,0 +1,229 @@
+"""Plain data types shared by every mnemo core (no ROS imports).
+
+Times are float seconds on the robot's clock. In the built-in simulator that clock is
+seconds since day 0 00:00 of the scenario; on a robot it is ROS time.
+Positions are metres in the map frame.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Optional
+
+import numpy as np
+
+
+class Status(IntEnum):
+    """Mirrors mnemo_interfaces/msg/Status codes."""
+
+    OK = 0
+    INVALID_ARGUMENT = 1
+    NOT_FOUND = 2
+    UNAVAILABLE = 3
+    FAILED = 4
+    TIMEOUT = 5
+    CANCELED = 6
+    REJECTED = 7
+    INTERNAL = 8
+
+
+class MnemoError(Exception):
+    """An error a service reports to its caller: a status code and a message."""
+
+    def __init__(self, code: Status, message: str):
+        super().__init__(message)
+        self.code = Status(code)
+        self.message = message
+
+
+def invalid(message: str) -> MnemoError:
+    return MnemoError(Status.INVALID_ARGUMENT, message)
+
+
+def not_found(message: str) -> MnemoError:
+    return MnemoError(Status.NOT_FOUND, message)
+
+
+@dataclass(frozen=True)
+class Pose2D:
+    x: float
+    y: float
+    yaw: float = 0.0
+
+    def distance_to(self, x: float, y: float) -> float:
+        return math.hypot(self.x - x, self.y - y)
+
+    def is_finite(self) -> bool:
+        return all(math.isfinite(v) for v in (self.x, self.y, self.yaw))
+
+
+@dataclass(frozen=True)
+class Pose3D:
+    """Position and orientation quaternion in ROS order (x, y, z, w)."""
+
+    position: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+
+    def is_finite(self) -> bool:
+        return all(math.isfinite(v) for v in (*self.position, *self.orientation))
+
+
+@dataclass
+class Sighting:
+    """One object seen in one observation."""
+
+    label: str
+    position: tuple[float, float, float]
+    attributes: dict[str, str] = field(default_factory=dict)
+    object_id: str = ""  # instance id (oracle) or scene-graph node id
+    support: str = ""  # fixture it rests on or in, when known
+    relation: str = ""  # "on" | "in"
+    score: float = 1.0
+
+
+@dataclass
+class Observation:
+    """What the robot observed at one instant."""
+
+    stamp: float
+    robot_pose: Pose2D
+    camera_pose: Pose3D
+    room: str = ""
+    sightings: list[Sighting] = field(default_factory=list)
+    caption: str = ""
+    image_ref: str = ""
+    seq: int = 0
+
+
+@dataclass
+class MemoryFilter:
+    since: Optional[float] = None
+    until: Optional[float] = None
+    room: str = ""
+    labels: list[str] = field(default_factory=list)
+    near: Optional[tuple[float, float]] = None
+    radius: float = 0.0
+
+
+@dataclass
+class MemoryRecord:
+    """m_t = (t, x_t, embed(o_t), o_t): one long-term memory record."""
+
+    id: str
+    stamp: float
+    robot_pose: Pose2D
+    camera_pose: Pose3D
+    caption: str
+    room: str = ""
+    labels: list[str] = field(default_factory=list)
+    sightings: list[Sighting] = field(default_factory=list)
+    raw_ref: str = ""
+    embedding: Optional[np.ndarray] = None
+    score: float = 0.0
+
+
+@dataclass
+class Detection:
+    """One object detected in a camera frame, placed in the map frame."""
+
+    label: str
+    score: float
+    box_2d: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    mask_area: int = 0
+    centroid: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    box_min: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    box_max: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    attributes: dict[str, str] = field(default_factory=dict)
+    instance_id: str = ""
+    node_id: str = ""
+    mask: Optional[np.ndarray] = None  # HxW bool, never sent over ROS
+
+
+@dataclass
+class SkillSignals:
+    """What a skill felt while acting: the inputs of the interaction analyzer."""
+
+    contact: bool = False
+    joint_displacement: float = 0.0
+    gripper_closure: float = 0.0
+    gripper_effort: float = 0.0
+    duration: float = 0.0
+
+
+@dataclass
+class SkillResult:
+    """Outcome of one physical skill (navigate, detect, open, close, peek, pick, place)."""
+
+    skill: str
+    target: str
+    success: bool
+    code: Status = Status.OK
+    message: str = ""
+    signals: SkillSignals = field(default_factory=SkillSignals)
+    robot_pose: Optional[Pose2D] = None
+    at_fixture: str = ""
+    room: str = ""
+    detections: list[Detection] = field(default_factory=list)
+    picked_id: str = ""
+    picked_label: str = ""
+    interaction_id: str = ""
+
+
+@dataclass
+class InteractionEvent:
+    """One physical interaction, as the interaction analyzer receives it."""
+
+    id: str
+    action: str
+    target: str
+    start: float
+    end: float
+    success: bool
+    code: Status = Status.OK
+    message: str = ""
+    signals: SkillSignals = field(default_factory=SkillSignals)
+    seen_contents: list[str] = field(default_factory=list)
+    picked_id: str = ""
+    frame_refs: list[str] = field(default_factory=list)
+    robot_pose: Optional[Pose2D] = None
+
+
+@dataclass
+class PropertyValue:
+    value: str
+    confidence: float = 1.0
+    source: str = "perception"
+    stamp: float = 0.0
+
+
+@dataclass
+class KeyframeMeta:
+    id: str
+    stamp: float
+    trigger: str
+    image_path: str = ""
+    thumbnail_path: str = ""
+    run_id: str = ""
+    camera: str = "head"
+    action: str = ""
+    parent_id: str = ""
+    node_ids: list[str] = field(default_factory=list)
+    robot_pose: Optional[Pose2D] = None
+    tags: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    caption: str = ""
+    score: float = 0.0
+
+
+@dataclass
+class PlannerStep:
+    """One (action, outcome) pair of the planner's working memory."""
+
+    index: int
+    tool: str
+    arguments: dict[str, str]
+    ok: bool
+    outcome: str
+    remaining_budget: int
+    duration: float = 0.0

@@ -150,13 +150,13 @@ def kv_from_msgs(items: list) -> dict[str, str]:
 def sighting_to_msg(s: Sighting):
     from mnemo_interfaces.msg import Sighting as SightingMsg
 
-    return SightingMsg(label=s.label, object_id=s.object_id, attributes=kv_to_msgs(s.attributes),
+    return SightingMsg(label=s.label, kind=s.kind, object_id=s.object_id, attributes=kv_to_msgs(s.attributes),
                        position=point_to_msg(s.position), support=s.support, relation=s.relation,
                        score=float(s.score))
 
 
 def sighting_from_msg(m) -> Sighting:
-    return Sighting(label=m.label, position=point_from_msg(m.position), attributes=kv_from_msgs(m.attributes),
+    return Sighting(label=m.label, kind=m.kind, position=point_from_msg(m.position), attributes=kv_from_msgs(m.attributes),
                     object_id=m.object_id, support=m.support, relation=m.relation, score=m.score)
 
 
@@ -186,14 +186,14 @@ def observation_from_msg(m) -> Observation:
 def detection_to_msg(d: Detection):
     from mnemo_interfaces.msg import Detection as DetectionMsg
 
-    return DetectionMsg(label=d.label, score=float(d.score), box_2d=[float(v) for v in d.box_2d],
+    return DetectionMsg(label=d.label, kind=d.kind, score=float(d.score), box_2d=[float(v) for v in d.box_2d],
                         mask_area=int(d.mask_area), centroid=point_to_msg(d.centroid),
                         box_min=point_to_msg(d.box_min), box_max=point_to_msg(d.box_max),
                         attributes=kv_to_msgs(d.attributes), instance_id=d.instance_id, node_id=d.node_id)
 
 
 def detection_from_msg(m) -> Detection:
-    return Detection(label=m.label, score=m.score, box_2d=tuple(float(v) for v in m.box_2d),
+    return Detection(label=m.label, kind=m.kind, score=m.score, box_2d=tuple(float(v) for v in m.box_2d),
                      mask_area=m.mask_area, centroid=point_from_msg(m.centroid), box_min=point_from_msg(m.box_min),
                      box_max=point_from_msg(m.box_max), attributes=kv_from_msgs(m.attributes),
                      instance_id=m.instance_id, node_id=m.node_id)
@@ -233,3 +233,21 @@ def memory_filter_from_msg(m) -> MemoryFilter:
     if m.use_region:
         f.near, f.radius = (m.x, m.y), m.radius
     return f
+
+
+# -- QoS -----------------------------------------------------------------------------
+def latched_qos(depth: int = 1):
+    """Latest-state topics (scene graph, markers): late joiners get the last message."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+    return QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+def sensor_qos(reliable: bool = False, depth: int = 5):
+    """Image streams: the sensor-data profile, reliability selectable by parameter."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+
+    profile = QoSProfile(depth=depth, history=qos_profile_sensor_data.history,
+                         durability=qos_profile_sensor_data.durability,
+                         reliability=ReliabilityPolicy.RELIABLE if reliable else ReliabilityPolicy.BEST_EFFORT)
+    return profile

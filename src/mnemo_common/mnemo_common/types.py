@@ -76,6 +76,7 @@ class Sighting:
     label: str
     position: tuple[float, float, float]
     attributes: dict[str, str] = field(default_factory=dict)
+    kind: str = "object"  # "object" | "fixture"
     object_id: str = ""  # instance id (oracle) or scene-graph node id
     support: str = ""  # fixture it rests on or in, when known
     relation: str = ""  # "on" | "in"
@@ -129,6 +130,7 @@ class Detection:
 
     label: str
     score: float
+    kind: str = "object"  # "object" | "fixture"
     box_2d: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     mask_area: int = 0
     centroid: tuple[float, float, float] = (0.0, 0.0, 0.0)

@@ -1,0 +1,60 @@
+import math
+
+import pytest
+
+from mnemo_common import ros
+from mnemo_common.types import (Detection, MemoryFilter, Observation, Pose2D, Pose3D, Sighting,
+                                SkillSignals, Status, invalid)
+
+
+def test_time_roundtrip_and_rejects_nan():
+    for t in (0.0, 1.5, 86400 * 3 + 18 * 3600 + 0.25):
+        assert abs(ros.time_from_msg(ros.time_to_msg(t)) - t) < 1e-9
+    with pytest.raises(ValueError):
+        ros.time_to_msg(math.nan)
+
+
+def test_observation_roundtrip():
+    obs = Observation(stamp=90061.5, robot_pose=Pose2D(1.0, 2.0, 0.5),
+                      camera_pose=Pose3D((1.0, 2.0, 1.2), (0.0, 0.1, 0.0, 0.995)), room="kitchen",
+                      sightings=[Sighting("mug", (2.0, 2.0, 0.8), {"color": "red"}, "object", "mug_1",
+                                          "dining_table_1", "on", 0.9),
+                                 Sighting("cabinet", (0.3, 1.0, 0.45), {}, "fixture", "cabinet_1")],
+                      caption="a red mug", image_ref="/tmp/x.png", seq=7)
+    back = ros.observation_from_msg(ros.observation_to_msg(obs))
+    assert back.robot_pose == obs.robot_pose and back.camera_pose.position == obs.camera_pose.position
+    assert back.sightings[0].attributes == {"color": "red"} and back.sightings[1].kind == "fixture"
+    assert back.sightings[0].score == pytest.approx(0.9)
+    assert (back.stamp, back.room, back.caption, back.image_ref, back.seq) == (90061.5, "kitchen", "a red mug",
+                                                                               "/tmp/x.png", 7)
+
+
+def test_detection_and_signals_roundtrip():
+    d = Detection("mug", 0.75, "object", (1, 2, 3, 4), 120, (1.0, 2.0, 0.8), (0.9, 1.9, 0.75), (1.1, 2.1, 0.85),
+                  {"color": "blue"}, "mug_2", "mug_1")
+    back = ros.detection_from_msg(ros.detection_to_msg(d))
+    assert (back.label, back.kind, back.instance_id, back.node_id, back.attributes) == (
+        "mug", "object", "mug_2", "mug_1", {"color": "blue"})
+    assert back.box_2d == (1.0, 2.0, 3.0, 4.0) and back.centroid == pytest.approx(d.centroid)
+    s = SkillSignals(True, 0.0, 0.8, 12.0, 2.5)
+    back_s = ros.signals_from_msg(ros.signals_to_msg(s))
+    assert back_s.contact is True
+    assert (back_s.joint_displacement, back_s.gripper_closure, back_s.gripper_effort, back_s.duration) == \
+        pytest.approx((0.0, 0.8, 12.0, 2.5))
+
+
+def test_filter_roundtrip():
+    f = MemoryFilter(since=10.0, until=20.0, room="study", labels=["mug"], near=(1.0, 2.0), radius=1.5)
+    back = ros.memory_filter_from_msg(ros.memory_filter_to_msg(f))
+    assert back == f
+    assert ros.memory_filter_from_msg(ros.memory_filter_to_msg(MemoryFilter())) == MemoryFilter()
+
+
+def test_fill_error_maps_exceptions():
+    from mnemo_interfaces.srv import GetMemoryRecord
+
+    r = ros.fill_error(GetMemoryRecord.Response(), invalid("k must be positive"))
+    assert (r.error_code, r.error_msg) == (Status.INVALID_ARGUMENT, "k must be positive")
+    r = ros.fill_error(GetMemoryRecord.Response(), RuntimeError("boom"))
+    assert r.error_code == Status.INTERNAL and "boom" in r.error_msg
+    assert ros.fill_error(GetMemoryRecord.Response(), None).error_code == Status.OK

@@ -1,0 +1,95 @@
+"""A blocking ROS client for command-line tools and the main job (never used inside a node's
+callbacks): one private node spun by a background executor thread, with deadline-bounded calls.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Optional
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.executors import MultiThreadedExecutor
+
+
+class RosClient:
+    def __init__(self, name: str = "mnemo_cli", args: Optional[list[str]] = None):
+        self._owns_context = not rclpy.ok()
+        if self._owns_context:
+            rclpy.init(args=args)
+        self.node = rclpy.create_node(name)
+        self._executor = MultiThreadedExecutor(num_threads=2)
+        self._executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._executor.spin, daemon=True)
+        self._thread.start()
+        self._clients: dict[str, Any] = {}
+
+    def _wait(self, future, timeout: float, what: str):
+        deadline = time.monotonic() + timeout
+        while not future.done():
+            if time.monotonic() > deadline:
+                future.cancel()
+                raise TimeoutError(f"{what}: no answer within {timeout:.0f} s")
+            time.sleep(0.005)
+        return future.result()
+
+    def call(self, srv_type: Any, name: str, request: Any, timeout: float = 30.0) -> Any:
+        client = self._clients.get(name)
+        if client is None:
+            client = self._clients[name] = self.node.create_client(srv_type, name)
+        if not client.wait_for_service(timeout_sec=min(timeout, 30.0)):
+            raise TimeoutError(f"service {name} is not available")
+        return self._wait(client.call_async(request), timeout, name)
+
+    def wait_for_services(self, services: list[tuple[Any, str]], timeout: float = 60.0) -> list[str]:
+        """Names of the services still missing after the timeout (empty when all are up)."""
+        deadline = time.monotonic() + timeout
+        missing = list(services)
+        while missing and time.monotonic() < deadline:
+            missing = [(t, n) for t, n in missing
+                       if not self._clients.setdefault(n, self.node.create_client(t, n)).service_is_ready()]
+            if missing:
+                time.sleep(0.2)
+        return [n for _, n in missing]
+
+    def send_goal(self, action_type: Any, name: str, goal: Any,
+                  feedback: Optional[Callable[[Any], None]] = None, timeout: float = 600.0,
+                  cancel_after: Optional[Callable[[], bool]] = None) -> tuple[int, Any]:
+        """Send a goal and wait for its result: (GoalStatus, result). cancel_after() is polled and
+        cancels the goal when it returns True."""
+        client = self._clients.get(name)
+        if client is None:
+            client = self._clients[name] = ActionClient(self.node, action_type, name)
+        if not client.wait_for_server(timeout_sec=30.0):
+            raise TimeoutError(f"action {name} is not available")
+        handle = self._wait(client.send_goal_async(goal, feedback_callback=(
+            (lambda msg: feedback(msg.feedback)) if feedback else None)), 30.0, name)
+        if not handle.accepted:
+            raise RuntimeError(f"goal rejected by {name}")
+        result_future = handle.get_result_async()
+        deadline = time.monotonic() + timeout
+        canceled = False
+        while not result_future.done():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name}: no result within {timeout:.0f} s")
+            if cancel_after is not None and not canceled and cancel_after():
+                handle.cancel_goal_async()
+                canceled = True
+            time.sleep(0.01)
+        wrapped = result_future.result()
+        return wrapped.status, wrapped.result
+
+    def subscribe(self, msg_type: Any, topic: str, callback: Callable[[Any], None], qos: Any = 10) -> Any:
+        return self.node.create_subscription(msg_type, topic, callback, qos)
+
+    def close(self) -> None:
+        self._executor.shutdown(timeout_sec=2.0)
+        self.node.destroy_node()
+        if self._owns_context:
+            rclpy.try_shutdown()
+
+    def __enter__(self) -> "RosClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,215 @@
+"""The main job (``mnemo run``): the whole stack against the built-in simulator.
+
+Starts every node of ``launch/sim.launch.py`` as its own process over real DDS, lets the robot
+patrol to build memory, then runs each of the scenario's tasks through the planner's
+RetrieveObject action, printing progress and each outcome, and writes a run report (markdown
+summary and a top-down map with the robot's path, the scene graph and each task's target).
+No network or API key is needed; with ``--llm-base-url`` (or MNEMO_LLM_BASE_URL) the planner
+uses the LLM policy.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from mnemo_common import names
+from mnemo_common.processes import REPO_ROOT, ros_env, unique_domain_id
+
+LAUNCH_FILE = REPO_ROOT / "launch" / "sim.launch.py"
+
+
+@dataclass
+class TaskOutcome:
+    task_id: str
+    instruction: str
+    type: str
+    family: str
+    success: bool
+    planner_success: bool
+    detail: str
+    steps: int
+    budget: int
+    physical_actions: int
+    optimal_actions: int
+    object_id: str
+    fixture_id: str
+    answer: str
+    wall_time: float
+    trace: list[str] = field(default_factory=list)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="mnemo run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--scenario", default="example_apartment",
+                   help="a scenario name shipped with mnemo_sim, or a household-scenario/1 YAML file")
+    p.add_argument("--tasks", default="", help="comma-separated task ids to run (default: all)")
+    p.add_argument("--out", default="", help="run directory (default: runs/<scenario>-<time>)")
+    p.add_argument("--render", action="store_true",
+                   help="render RGB-D frames during tasks (perception, keyframes and the analyzer's collage)")
+    p.add_argument("--llm-base-url", default=os.environ.get("MNEMO_LLM_BASE_URL", ""),
+                   help="OpenAI-compatible endpoint for the LLM policy (default: offline policy)")
+    p.add_argument("--llm-model", default=os.environ.get("MNEMO_LLM_MODEL", "gpt-4o-mini"))
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per task")
+    return p.parse_args(argv)
+
+
+def resolve_scenario(arg: str) -> Path:
+    path = Path(arg)
+    if path.suffix in (".yaml", ".yml") and path.exists():
+        return path.resolve()
+    from mnemo_sim import scenarios_dir
+
+    candidate = Path(scenarios_dir()) / f"{arg}.yaml"
+    if not candidate.exists():
+        raise SystemExit(f"mnemo run: no scenario {arg!r} (not a file, not in {scenarios_dir()})")
+    return candidate
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    scenario_path = resolve_scenario(args.scenario)
+    from mnemo_sim.scenario import ScenarioError, load_scenario
+
+    try:
+        scenario = load_scenario(scenario_path)
+    except ScenarioError as exc:
+        print(f"mnemo run: {exc}", file=sys.stderr)
+        return 2
+    wanted = [t for t in args.tasks.split(",") if t]
+    tasks = [t for t in scenario.tasks if not wanted or t.id in wanted]
+    unknown = set(wanted) - {t.id for t in scenario.tasks}
+    if unknown:
+        print(f"mnemo run: unknown task ids {sorted(unknown)}", file=sys.stderr)
+        return 2
+
+    out = Path(args.out or REPO_ROOT / "runs" / f"{scenario.name}-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    domain = int(os.environ.get("ROS_DOMAIN_ID") or unique_domain_id())
+    os.environ.update({"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
+    env = ros_env(domain)
+    launch_args = {
+        "scenario": str(scenario_path),
+        "data_dir": str(out / "data"),
+        "render": "true" if args.render else "false",
+        "policy": "llm" if args.llm_base_url else "offline",
+        "llm_base_url": args.llm_base_url,
+        "llm_model": args.llm_model,
+    }
+    print(f"mnemo run: scenario {scenario.name} ({len(tasks)} tasks), run directory {out}")
+    print(f"mnemo run: starting the stack from {LAUNCH_FILE.relative_to(REPO_ROOT)} (ROS_DOMAIN_ID={domain})")
+    from mnemo_common.launcher import start_launch_file
+
+    processes = start_launch_file(LAUNCH_FILE, launch_args, env=env, log_dir=out / "logs")
+    try:
+        outcomes, path, graph = _run(scenario, tasks, args, processes)
+    finally:
+        for proc in processes:
+            proc.stop()
+    from mnemo_planner.report import write_report
+
+    report = write_report(out, scenario, outcomes, path, graph)
+    succeeded = sum(o.success for o in outcomes)
+    print(f"mnemo run: {succeeded}/{len(outcomes)} tasks succeeded; report {report}")
+    (out / "results.json").write_text(json.dumps([asdict(o) for o in outcomes], indent=2))
+    return 0
+
+
+def _run(scenario, tasks, args, processes):
+    from geometry_msgs.msg import PoseStamped
+
+    from mnemo_common.ros_client import RosClient
+    from mnemo_interfaces.action import RetrieveObject
+    from mnemo_interfaces.srv import GetSceneGraph, RunPatrol, ScoreTask, SearchMemoryByText, StartTask
+
+    client = RosClient("mnemo_main_job")
+    path: list[tuple[float, float]] = []
+    client.subscribe(PoseStamped, names.ROBOT_POSE,
+                     lambda m: path.append((m.pose.position.x, m.pose.position.y)))
+    try:
+        needed = [(RunPatrol, names.SIM_RUN_PATROL), (StartTask, names.SIM_START_TASK),
+                  (ScoreTask, names.SIM_SCORE_TASK), (SearchMemoryByText, names.MEMORY_SEARCH_TEXT),
+                  (GetSceneGraph, names.GRAPH_GET)]
+        missing = client.wait_for_services(needed, timeout=120.0)
+        dead = [p.name for p in processes if not p.alive()]
+        if missing or dead:
+            raise RuntimeError(f"the stack did not come up: missing services {missing}, exited nodes {dead}; "
+                               f"see the logs under {processes[0].log_dir if processes else '?'}")
+        print("mnemo run: all nodes are up")
+        outcomes = []
+        for i, task in enumerate(tasks, 1):
+            patrol = client.call(RunPatrol, names.SIM_RUN_PATROL,
+                                 RunPatrol.Request(until_task=task.id, rate=0.0, render=False), timeout=600.0)
+            if patrol.error_code:
+                raise RuntimeError(f"patrol failed: {patrol.error_msg}")
+            if patrol.observations:
+                print(f"mnemo run: patrolled {patrol.observations} observations before task {task.id}")
+                _wait_for_memory(client)
+            start = client.call(StartTask, names.SIM_START_TASK, StartTask.Request(task_id=task.id))
+            if start.error_code:
+                raise RuntimeError(f"start_task {task.id} failed: {start.error_msg}")
+            print(f"[{i}/{len(tasks)}] {task.id} ({task.type}/{task.family}): {start.instruction!r} "
+                  f"budget {start.budget}")
+            t0 = time.monotonic()
+
+            def on_feedback(fb):
+                s = fb.step
+                args_text = ", ".join(f"{kv.key}={kv.value}" for kv in s.arguments)
+                print(f"    step {s.index + 1}: {s.tool}({args_text}) -> {'ok' if s.ok else 'error'}: "
+                      f"{s.outcome[:100]} [budget left {fb.remaining_budget}]")
+
+            status, result = client.send_goal(
+                RetrieveObject, names.RETRIEVE_OBJECT,
+                RetrieveObject.Goal(instruction=start.instruction, budget=start.budget, task_id=task.id),
+                feedback=on_feedback, timeout=args.timeout)
+            score = client.call(ScoreTask, names.SIM_SCORE_TASK,
+                                ScoreTask.Request(task_id=task.id, answer=result.answer))
+            outcome = TaskOutcome(
+                task.id, start.instruction, task.type, task.family, bool(score.success), bool(result.success),
+                score.detail or score.error_msg, int(result.steps_used), int(start.budget),
+                int(score.physical_actions), int(score.optimal_actions), result.object_id, result.fixture_id,
+                result.answer, time.monotonic() - t0,
+                [f"{s.tool}({', '.join(f'{kv.key}={kv.value}' for kv in s.arguments)}) -> {s.outcome}"
+                 for s in result.trace])
+            outcomes.append(outcome)
+            print(f"    => {'SUCCESS' if outcome.success else 'FAILED'}: {outcome.detail} "
+                  f"({outcome.steps} steps, {outcome.physical_actions} physical actions, "
+                  f"optimal {outcome.optimal_actions})")
+        graph = client.call(GetSceneGraph, names.GRAPH_GET, GetSceneGraph.Request(include_stale=True)).graph
+        nodes = [{"id": n.id, "label": n.label, "kind": n.kind, "x": n.position.x, "y": n.position.y,
+                  "state": n.state} for n in graph.nodes]
+        return outcomes, list(path), nodes
+    finally:
+        client.close()
+
+
+def _wait_for_memory(client, timeout: float = 120.0) -> None:
+    """Wait until the memory node has stored what the patrol published (its count stops growing)."""
+    from mnemo_interfaces.srv import SearchMemoryByTime
+
+    last, stable_since = -1, time.monotonic()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        response = client.call(SearchMemoryByTime, names.MEMORY_SEARCH_TIME,
+                               SearchMemoryByTime.Request(use_range=False, k=1, around=_far_future()))
+        newest = response.records[0].stamp.sec if response.records else 0
+        if newest != last:
+            last, stable_since = newest, time.monotonic()
+        elif time.monotonic() - stable_since > 1.5:
+            return
+        time.sleep(0.3)
+
+
+def _far_future():
+    from builtin_interfaces.msg import Time
+
+    return Time(sec=2_000_000_000)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -239,7 +239,7 @@ def _fixture_xml(fx: Fixture, name: str, index: SceneIndex) -> str:
             joint = f"{name}__slide"
             # The drawer's front covers the lower part; a fixed rail closes the carcass above it,
             # so the contents show only when the drawer is pulled out.
-            wall = h * 0.45
+            wall = h * 0.15
             front = floor + wall
             lines += [
                 f'<geom type="box" size="{_f(t / 2, sy / 2, (h - front) / 2)}" pos="{_f(sx / 2 - t / 2, 0, (h + front) / 2)}" rgba="{rgba}"/>',

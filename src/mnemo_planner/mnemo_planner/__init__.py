@@ -1,0 +1,1 @@
+"""The mnemo retrieval planner: tools, the decision loop, offline and LLM policies, toolboxes."""

@@ -1,0 +1,273 @@
+"""Reading an instruction: what is wanted, where, when, and how habitual.
+
+Parsing is by function words only (verbs of fetching, prepositions, time and habit words), so
+the object, attribute and place words stay open vocabulary. Grounding those words to what the
+robot has seen (labels, attribute values, fixture classes, rooms) goes through the embedding
+model (`match_phrase`), so paraphrases reach the same things ("the couch" -> sofa).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import numpy as np
+
+DAY = 86400.0
+HOUR = 3600.0
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY0_WEEKDAY = 0  # the simulator's day 0 is taken to be a Monday
+NUMBERS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+PARTS_OF_DAY = {"morning": (5.0, 12.0), "afternoon": (12.0, 18.0), "evening": (18.0, 24.0), "night": (18.0, 24.0)}
+HABIT_WORDS = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to be|regularly"
+DETERMINERS = {"the", "a", "an", "my", "our", "your", "some", "any", "this", "that", "these", "those", "his", "her",
+               "their", "one"}
+FILLER = {"please", "now", "then", "also", "again", "just", "quickly", "for", "me", "us", "to", "and"}
+
+INTENT_FETCH = "fetch"  # retrieve (pick) the object
+INTENT_LOCATE = "locate"  # go to where it is and stop there
+INTENT_RECALL = "recall"  # answer from memory
+
+
+@dataclass
+class ParsedInstruction:
+    text: str
+    intent: str
+    target: str = ""  # object noun phrase, determiners removed ("green folder"); "" when only a need is given
+    relation: str = ""  # on | in | by | near | under | at
+    anchor: str = ""  # the place phrase ("coffee table", "kitchen")
+    scope: str = ""  # where to search, for "look in the kitchen cabinets and ..."
+    window: Optional[tuple[float, float]] = None  # robot-clock time range the instruction refers to
+    time_phrase: str = ""
+    habit: bool = False
+    need: str = ""  # a commonsense need when no object is named ("i'm thirsty")
+    possessor: str = ""  # "john's mug" -> john
+
+    @property
+    def object_phrase(self) -> str:
+        return self.target or self.need
+
+
+# -- time -------------------------------------------------------------------------------
+_NUM = r"(\d+|one|two|three|four|five|six|seven|a|an)"
+_TIME_PATTERNS = [
+    (rf"\b(?:the\s+)?day before yesterday\b", "days_ago_2"),
+    (rf"\byesterday(?:\s+(morning|afternoon|evening|night))?\b", "yesterday"),
+    (rf"\b(?:this|earlier this)\s+(morning|afternoon|evening)\b", "this_part"),
+    (r"\btonight\b", "tonight"),
+    (r"\blast night\b", "last_night"),
+    (rf"\b{_NUM}\s+days?\s+ago\b", "days_ago"),
+    (rf"\b{_NUM}\s+hours?\s+ago\b", "hours_ago"),
+    (r"\b(?:earlier\s+)?today\b", "today"),
+    (r"\blast week\b", "last_week"),
+    (rf"\b(?:on|last)\s+({'|'.join(WEEKDAYS)})\b", "weekday"),
+]
+
+
+def _num(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBERS.get(word, 1)
+
+
+def parse_time(text: str, now: float) -> tuple[Optional[tuple[float, float]], str, str]:
+    """(window, matched phrase, text without it) for the first time reference in text."""
+    day = int(now // DAY)
+    start = day * DAY
+    for pattern, kind in _TIME_PATTERNS:
+        m = re.search(pattern, text)
+        if not m:
+            continue
+        if kind == "yesterday":
+            base = start - DAY
+            part = m.group(1)
+            window = (base + PARTS_OF_DAY[part][0] * HOUR, base + PARTS_OF_DAY[part][1] * HOUR) if part else (base, start)
+        elif kind == "this_part":
+            lo, hi = PARTS_OF_DAY[m.group(1)]
+            window = (start + lo * HOUR, min(now, start + hi * HOUR))
+        elif kind == "tonight":
+            window = (start + 18 * HOUR, now)
+        elif kind == "last_night":
+            window = (start - 6 * HOUR, start + 6 * HOUR)
+        elif kind in ("days_ago", "days_ago_2"):
+            n = 2 if kind == "days_ago_2" else _num(m.group(1))
+            window = (start - n * DAY, start - (n - 1) * DAY)
+        elif kind == "hours_ago":
+            n = _num(m.group(1))
+            window = (now - (n + 0.5) * HOUR, now - max(0.0, n - 0.5) * HOUR)
+        elif kind == "today":
+            window = (start, now)
+        elif kind == "last_week":
+            window = (start - 7 * DAY, start)
+        else:  # weekday: the most recent such day up to today
+            wanted = WEEKDAYS.index(m.group(1))
+            back = (((day + DAY0_WEEKDAY) % 7) - wanted) % 7
+            window = (start - back * DAY, start - back * DAY + DAY)
+        return window, m.group(0), (text[:m.start()] + " " + text[m.end():])
+    return None, "", text
+
+
+# -- structure ---------------------------------------------------------------------------
+_RECALL = re.compile(r"^(?:(?:do you (?:know|remember)|can you tell me|tell me)\s+)?"
+                     r"(where|when|what|which|have you seen|did you see)\b")
+_RECALL_LEAD = re.compile(
+    r"^(?:(?:do you (?:know|remember)|can you tell me|tell me)\s+)?(?:where|when|what|which)\s+"
+    r"(?:(?:did|have|do) (?:you|i|we)\s+(?:last\s+|most recently\s+|recently\s+)?"
+    r"(?:see|seen|notice|noticed|spot|spotted|put|leave|left|observe|observed)|"
+    r"(?:is|are|was|were|'s)(?: the)?(?: last)?(?: seen)?|(?:you|i) (?:last )?(?:saw|left|put))\b")
+_SCOPE = re.compile(r"\b(?:look|search|check|go through|rummage)\s+(?:in|inside|through|into|in all of|all of)?\s*"
+                    r"(?P<scope>.+?)\s+(?:and|to|for)\b")
+_LEAD = re.compile(
+    r"^(?:(?:please|now|then|ok|okay|hey|robot|and|also|can you|could you|would you|will you|go|go and)\s+)*"
+    r"(?:(?:bring|get|fetch|grab|find|locate|retrieve|hand|give|take|pick up|pick|look for|search for|seek|"
+    r"i need|i want|i would like|i'd like|i am looking for|i'm looking for|where's|get hold of)\b"
+    r"(?:\s+(?:me|us|for me|over))?(?:\s+back)?)?\s*")
+_FETCH_VERB = re.compile(r"\b(bring|get|fetch|grab|retrieve|hand|give|take|pick|need|want|would like|'d like|"
+                         r"find me|find us|thirsty|hungry)\b")
+_CLAUSE = re.compile(r"\b(?:(?:that|which|who)\s+(?:was|is|were|are|used to be|usually is|i left|you saw|sits|sat|"
+                     r"lies|lay|stands|stood|i put|belongs)|(?:i|you|we) (?:had|used|left|put|saw|was using))\b")
+_PREP = re.compile(r"\b(on top of|on|in|inside|by|near|next to|beside|at|under|from|behind|close to|in front of)\s+")
+_NEED = re.compile(r"\b(thirsty|hungry|cold|bored|tired|something|anything)\b")
+_PREP_NORMAL = {"on top of": "on", "inside": "in", "next to": "by", "beside": "by", "close to": "by",
+                "near": "by", "in front of": "by"}
+
+
+def _clean(text: str) -> str:
+    text = text.lower().replace("’", "'")
+    text = re.sub(r"[^\w\s']", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def strip_determiners(phrase: str) -> str:
+    words = [w for w in phrase.split() if w not in DETERMINERS and w not in FILLER]
+    return " ".join(words)
+
+
+def parse_instruction(text: str, now: float) -> ParsedInstruction:
+    raw = text
+    s = _clean(text)
+    window, time_phrase, s = parse_time(s, now)
+    s = re.sub(r"\s+", " ", s).strip()
+    habit = bool(re.search(rf"\b({HABIT_WORDS})\b", s))
+    s = re.sub(rf"\b({HABIT_WORDS})\b", " ", s)
+    s = re.sub(r"\b(last|most recently|recently)\b(?= (?:see|saw|seen))", " ", s)
+    s = re.sub(r"\s+", " ", s).strip()
+
+    intent = INTENT_FETCH
+    if _RECALL.match(s):
+        intent = INTENT_RECALL
+        s = _RECALL_LEAD.sub(" ", s, count=1).strip()
+    scope = ""
+    m = _SCOPE.search(s)
+    if m and intent != INTENT_RECALL:
+        scope = strip_determiners(m.group("scope"))
+        s = (s[:m.start()] + " " + s[m.end():]).strip()
+        intent = INTENT_LOCATE
+    fetch_verb = bool(_FETCH_VERB.search(s))
+    if intent == INTENT_FETCH and re.match(r"^(?:now |then |please |and )*(?:find|locate|look for|search for)\b(?! me| us)", s) \
+            and not fetch_verb:
+        intent = INTENT_LOCATE if scope else INTENT_FETCH
+    s = _LEAD.sub("", s, count=1).strip()
+    s = re.sub(r"\b(?:for me|for us|please|now)\b", " ", s)
+    s = re.sub(r"\s+", " ", s).strip()
+
+    relation = anchor = ""
+    clause = _CLAUSE.search(s)
+    head_part, rest = (s[:clause.start()], s[clause.end():]) if clause else (s, "")
+    if not clause:
+        p = _PREP.search(s)
+        if p:
+            head_part, rest = s[:p.start()], s[p.start():]
+    p = _PREP.search(rest)
+    if p:
+        relation = _PREP_NORMAL.get(p.group(1), p.group(1))
+        anchor = strip_determiners(rest[p.end():])
+        anchor = re.sub(r"\b(with|and|so|because)\b.*$", "", anchor).strip()
+    target = strip_determiners(head_part)
+    possessor = ""
+    pm = re.search(r"\b(\w+)'s\b", target)
+    if pm and pm.group(1) not in ("it", "that", "what", "where"):
+        possessor = pm.group(1)
+        target = re.sub(r"\b\w+'s\b", " ", target).strip()
+    target = re.sub(r"'s?\b|'", "", target)
+    target = re.sub(r"\s+", " ", target).strip()
+    need = ""
+    if not target or _NEED.search(target) or target in ("i'm", "im", "i am"):
+        need = _clean(raw)
+        target = "" if (not target or re.match(r"^(i'm|im|i am)\b", target)) else target
+        if _NEED.search(target or ""):
+            need, target = target, ""
+    if target in ("what", "which", "anything", "something") and intent == INTENT_RECALL:
+        target = ""
+    return ParsedInstruction(text=raw, intent=intent, target=target, relation=relation, anchor=anchor, scope=scope,
+                             window=window, time_phrase=time_phrase, habit=habit, need=need, possessor=possessor)
+
+
+# -- grounding through the embedding model -------------------------------------------------
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def normal(phrase: str) -> str:
+    return " ".join(singular(w) for w in re.sub(r"[_\-]+", " ", phrase.lower()).split())
+
+
+def ngrams(phrase: str) -> list[str]:
+    words = phrase.split()
+    return [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
+
+
+@dataclass
+class Match:
+    candidate: str
+    score: float
+    span: str = ""  # the part of the phrase that matched
+
+
+def match_phrase(phrase: str, candidates: Sequence[str], embedder, lexical_only: bool = False) -> list[Match]:
+    """Candidates ranked by how well some span of the phrase names them: 1.0 for the same words
+    (plural-insensitive), else the embedding model's cosine similarity of span and candidate."""
+    phrase = normal(phrase)
+    cands = list(dict.fromkeys(c for c in candidates if c))
+    if not phrase or not cands:
+        return []
+    spans = ngrams(phrase)
+    norm_cands = [normal(c) for c in cands]
+    best: dict[str, Match] = {}
+    for c, nc in zip(cands, norm_cands):
+        for span in spans:
+            if span == nc or (len(nc.split()) > 1 and re.search(rf"\b{re.escape(nc)}\b", phrase)):
+                if c not in best or best[c].score < 1.0 or len(span) > len(best[c].span):
+                    best[c] = Match(c, 1.0, nc)
+    if not lexical_only:
+        vs = embedder.embed(spans)
+        vc = embedder.embed(norm_cands)
+        sims = np.asarray(vs, dtype=np.float32) @ np.asarray(vc, dtype=np.float32).T  # spans x candidates
+        for j, c in enumerate(cands):
+            if c in best:
+                continue
+            i = int(np.argmax(sims[:, j]))
+            # the whole phrase speaks for the candidate as much as its best part does
+            score = float(max(sims[i, j], sims[-1, j] if len(spans) else 0.0))
+            best[c] = Match(c, score, spans[i])
+    return sorted(best.values(), key=lambda m: (-m.score, m.candidate))
+
+
+def covered_words(phrase: str, span: str) -> list[str]:
+    """Words of the phrase outside the matched span: the modifiers (colour, material, text)."""
+    span_words = set(normal(span).split())
+    return [w for w in normal(phrase).split() if w not in span_words]
+
+
+@dataclass
+class Vocabulary:
+    """What the robot has seen, as words to ground an instruction against."""
+
+    object_labels: list[str] = field(default_factory=list)
+    fixture_labels: list[str] = field(default_factory=list)
+    rooms: list[str] = field(default_factory=list)
+    attribute_values: list[str] = field(default_factory=list)

@@ -96,9 +96,11 @@ def color_rgb(name: str, fallback_key: str = "") -> tuple[float, float, float]:
     """RGB in [0, 1] for a colour name ("red", "Dark Blue", "light-grey"), or a stable colour
     derived from ``fallback_key`` when the name is unknown or empty."""
     key = re.sub(r"[\s_\-]+", " ", str(name or "").strip().lower())
-    if key in COLORS:
-        return COLORS[key]
-    for word in reversed(key.split()):  # "glossy red" -> red
+    words = key.split()
+    for i in range(len(words)):  # longest known ending: "glossy dark blue" -> dark blue
+        if " ".join(words[i:]) in COLORS:
+            return COLORS[" ".join(words[i:])]
+    for word in reversed(words):  # "red and white" -> white
         if word in COLORS:
             return COLORS[word]
     digest = hashlib.sha1((fallback_key or key).encode()).digest()

@@ -1,0 +1,256 @@
+"""The scene-graph node: a thin ROS wrapper over mnemo_scene_graph.graph.SceneGraph.
+
+Subscribes  names.OBSERVATIONS (Observation; oracle sightings) and/or names.DETECTIONS (DetectionArray;
+            perception), chosen by `input_mode`.
+Publishes   names.SCENE_GRAPH (SceneGraph, latched), names.SCENE_GRAPH_MARKERS (MarkerArray, latched),
+            names.SCENE_GRAPH_EVENTS (GraphEvent, one per change; 'observed' ones only on request).
+Serves      names.GRAPH_GET (GetSceneGraph), names.GRAPH_QUERY (QueryObjects),
+            names.GRAPH_HISTORY (GetNodeHistory), names.GRAPH_UPDATE (UpdateNode).
+Persists    `data_dir`/scene_graph/{snapshot.json, events.jsonl}; a restart restores the graph.
+
+Bad input (NaN positions, empty labels, frames far older than the newest) is dropped item by
+item with a counted, rate-limited warning; the node keeps running.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Optional
+
+from rclpy.node import Node
+
+from mnemo_common import names
+from mnemo_common.ros import (
+    declare_config, detection_from_msg, guarded, latched_qos, observation_from_msg, pose3d_from_msg, run_node,
+    time_from_msg,
+)
+from mnemo_common.types import invalid
+from mnemo_scene_graph.conversions import (
+    event_to_msg, graph_to_msg, markers_to_msg, node_to_msg, properties_from_msgs, query_from_request,
+)
+from mnemo_scene_graph.geometry import frustum_visible_fn
+from mnemo_scene_graph.graph import GraphConfig, GraphEvent, IntegrationResult, SceneGraph
+from mnemo_scene_graph.persistence import GraphStore
+
+NODE_NAME = names.SCENE_GRAPH_NODE
+INPUT_MODES = ("observations", "detections", "both")
+
+
+@dataclass(frozen=True)
+class SceneGraphNodeConfig:
+    data_dir: str = "data"
+    input_mode: str = "observations"
+    min_match_radius: float = 0.25
+    size_match_factor: float = 1.5
+    color_veto: bool = True
+    max_average_count: int = 50
+    stale_after_misses: int = 1
+    merge_on_stale: bool = True
+    near_radius: float = 0.5
+    max_stamp_lag: float = 3600.0
+    mark_stale: bool = True
+    camera_hfov_deg: float = 71.0
+    camera_vfov_deg: float = 58.0
+    camera_max_range: float = 3.5
+    visibility_margin: float = 0.85
+    publish_period: float = 1.0
+    snapshot_every: int = 2000
+    publish_observed_events: bool = False
+    frame_id: str = "map"
+    marker_object_scale: float = 0.08
+    marker_text_height: float = 0.08
+    warn_period: float = 5.0
+
+    def graph_config(self) -> GraphConfig:
+        return GraphConfig(min_match_radius=self.min_match_radius, size_match_factor=self.size_match_factor,
+                           color_veto=self.color_veto, max_average_count=self.max_average_count,
+                           stale_after_misses=self.stale_after_misses, merge_on_stale=self.merge_on_stale,
+                           near_radius=self.near_radius, max_stamp_lag=self.max_stamp_lag)
+
+
+CONFIG_TYPE = SceneGraphNodeConfig
+
+DESCRIPTIONS = {
+    "data_dir": "directory holding scene_graph/snapshot.json and scene_graph/events.jsonl",
+    "input_mode": "observations (oracle sightings) | detections (perception) | both",
+    "min_match_radius": "smallest association gate in metres",
+    "size_match_factor": "association gate = max(min_match_radius, size_match_factor * object size)",
+    "color_veto": "never associate a sighting with a node of a different known colour",
+    "max_average_count": "running-average window of a node's centroid (then exponential)",
+    "stale_after_misses": "frames looking at a node without seeing it before it turns stale",
+    "merge_on_stale": "a node found absent absorbs its single newer same-label look-alike (it moved)",
+    "near_radius": "metres within which two nodes of one room are 'near'",
+    "max_stamp_lag": "seconds: frames older than the newest one by more are dropped",
+    "mark_stale": "turn nodes in the camera's view that were not seen stale",
+    "camera_hfov_deg": "horizontal field of view used for the looked-at test (degrees)",
+    "camera_vfov_deg": "vertical field of view used for the looked-at test (degrees)",
+    "camera_max_range": "metres: farther nodes do not count as looked at",
+    "visibility_margin": "fraction of the field of view that counts as looked at (image borders excluded)",
+    "publish_period": "seconds between publications of the graph and markers (when changed)",
+    "snapshot_every": "events between two snapshots (the log is flushed after every message)",
+    "publish_observed_events": "also publish the per-sighting 'observed' events",
+    "frame_id": "frame of the graph and markers",
+    "marker_object_scale": "smallest sphere diameter of an object marker (m)",
+    "marker_text_height": "height of the label markers (m)",
+    "warn_period": "seconds between two warnings about dropped input",
+}
+
+
+class SceneGraphNode(Node):
+    def __init__(self, config: Optional[SceneGraphNodeConfig] = None, **kwargs):
+        super().__init__(NODE_NAME, **kwargs)
+        self.config = config or declare_config(self, CONFIG_TYPE, DESCRIPTIONS)
+        if self.config.input_mode not in INPUT_MODES:
+            raise ValueError(f"input_mode must be one of {INPUT_MODES}, got {self.config.input_mode!r}")
+        self._lock = threading.RLock()
+        self.store = GraphStore(self.config.data_dir)
+        self.graph = self.store.load(self.config.graph_config())
+        self.store.attach(self.graph)
+        self.graph.add_listener(self._on_event)
+        self.dropped: Counter = Counter()
+        self._dirty = True
+        self._last_warn = -math.inf
+
+        from mnemo_interfaces.msg import DetectionArray, GraphEvent as GraphEventMsg, Observation, SceneGraph as Msg
+        from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryObjects, UpdateNode
+        from visualization_msgs.msg import MarkerArray
+
+        self.graph_pub = self.create_publisher(Msg, names.SCENE_GRAPH, latched_qos())
+        self.marker_pub = self.create_publisher(MarkerArray, names.SCENE_GRAPH_MARKERS, latched_qos())
+        self.event_pub = self.create_publisher(GraphEventMsg, names.SCENE_GRAPH_EVENTS, 100)
+        if self.config.input_mode in ("observations", "both"):
+            self.create_subscription(Observation, names.OBSERVATIONS, self._on_observation, 50)
+        if self.config.input_mode in ("detections", "both"):
+            self.create_subscription(DetectionArray, names.DETECTIONS, self._on_detections, 50)
+        self.create_service(GetSceneGraph, names.GRAPH_GET, guarded(self, self._get_graph))
+        self.create_service(QueryObjects, names.GRAPH_QUERY, guarded(self, self._query))
+        self.create_service(GetNodeHistory, names.GRAPH_HISTORY, guarded(self, self._history))
+        self.create_service(UpdateNode, names.GRAPH_UPDATE, guarded(self, self._update))
+        self.create_timer(max(0.05, self.config.publish_period), self._publish_if_dirty)
+        self.get_logger().info(f"scene graph with {len(self.graph)} nodes (seq {self.graph.seq}) from "
+                               f"{self.store.dir}; input {self.config.input_mode}")
+        self._publish_if_dirty()
+
+    # -- input ---------------------------------------------------------------------------
+    def _visible_fn(self, camera_pose):
+        if not self.config.mark_stale or not camera_pose.is_finite():
+            return None
+        c = self.config
+        return frustum_visible_fn(camera_pose, math.radians(c.camera_hfov_deg), math.radians(c.camera_vfov_deg),
+                                  c.camera_max_range, margin=c.visibility_margin)
+
+    def _on_observation(self, msg) -> None:
+        try:
+            obs = observation_from_msg(msg)
+            with self._lock:
+                result = self.graph.integrate_observation(obs, visible_fn=self._visible_fn(obs.camera_pose))
+                self._after_integration(result)
+        except Exception as exc:  # noqa: BLE001 - one bad message must not stop the node
+            self._count_drop(Counter({f"unreadable_observation ({type(exc).__name__}: {exc})": 1}))
+
+    def _on_detections(self, msg) -> None:
+        try:
+            detections = [detection_from_msg(d) for d in msg.detections]
+            camera_pose = pose3d_from_msg(msg.camera_pose)
+            stamp = time_from_msg(msg.header.stamp)
+            with self._lock:
+                result = self.graph.integrate_detections(detections, stamp, room=msg.room,
+                                                         visible_fn=self._visible_fn(camera_pose))
+                self._after_integration(result)
+        except Exception as exc:  # noqa: BLE001
+            self._count_drop(Counter({f"unreadable_detections ({type(exc).__name__}: {exc})": 1}))
+
+    def _after_integration(self, result: IntegrationResult) -> None:
+        self.store.flush()
+        if self.store.events_since_snapshot >= self.config.snapshot_every:
+            self.store.snapshot(self.graph)
+        if result.dropped:
+            self._count_drop(result.dropped)
+
+    def _count_drop(self, reasons: Counter) -> None:
+        self.dropped.update(reasons)
+        now = self.get_clock().now().nanoseconds / 1e9
+        if now - self._last_warn >= self.config.warn_period:
+            self._last_warn = now
+            summary = ", ".join(f"{k}: {v}" for k, v in sorted(self.dropped.items()))
+            self.get_logger().warning(f"dropped input items ({sum(self.dropped.values())} in all; {summary})")
+
+    def _on_event(self, event: GraphEvent) -> None:
+        self._dirty = True
+        if event.kind != "observed" or self.config.publish_observed_events:
+            self.event_pub.publish(event_to_msg(event))
+
+    # -- output --------------------------------------------------------------------------
+    def _publish_if_dirty(self) -> None:
+        with self._lock:
+            if not self._dirty:
+                return
+            self._dirty = False
+            stamp = self.graph.latest_stamp if math.isfinite(self.graph.latest_stamp) else 0.0
+            nodes = self.graph.nodes()
+            graph_msg = graph_to_msg(nodes, self.graph.relations(), stamp, self.config.frame_id)
+            markers = markers_to_msg(nodes, stamp, self.config.frame_id, self.config.marker_object_scale,
+                                     self.config.marker_text_height)
+        self.graph_pub.publish(graph_msg)
+        self.marker_pub.publish(markers)
+
+    # -- services ------------------------------------------------------------------------
+    def _get_graph(self, request, response):
+        labels = {lbl for lbl in request.labels if lbl}
+        kinds = {k for k in request.kinds if k}
+        with self._lock:
+            nodes = []
+            for label in labels or [None]:
+                nodes += self.graph.query(label=label, room=request.room or None,
+                                          include_stale=request.include_stale)
+            nodes = [n for n in {n.id: n for n in nodes}.values() if not kinds or n.kind in kinds]
+            ids = {n.id for n in nodes}
+            relations = [r for r in self.graph.relations() if r[0] in ids]
+            stamp = self.graph.latest_stamp if math.isfinite(self.graph.latest_stamp) else 0.0
+        response.graph = graph_to_msg(sorted(nodes, key=lambda n: n.id), relations, stamp, self.config.frame_id)
+        return response
+
+    def _query(self, request, response):
+        kwargs = query_from_request(request)
+        if kwargs["k"] < 0:
+            raise invalid(f"k must be >= 0, got {kwargs['k']}")
+        with self._lock:
+            response.nodes = [node_to_msg(n) for n in self.graph.query(**kwargs)]
+        return response
+
+    def _history(self, request, response):
+        if not request.node_id:
+            raise invalid("node_id is empty")
+        with self._lock:
+            events = self.graph.history(request.node_id)
+            response.events = [event_to_msg(e) for e in events]
+            if request.node_id in self.graph:
+                response.node = node_to_msg(self.graph.get(request.node_id))
+        return response
+
+    def _update(self, request, response):
+        if not request.node_id:
+            raise invalid("node_id is empty")
+        properties = properties_from_msgs(request.properties)
+        with self._lock:
+            node = self.graph.update(request.node_id, properties, contents_add=list(request.contents_add),
+                                     contents_remove=list(request.contents_remove), outcome=request.outcome,
+                                     source=request.source or "interaction")
+            self.store.flush()
+            response.node = node_to_msg(node)
+        return response
+
+    def close(self) -> None:
+        """Flush and snapshot so the next start loads quickly."""
+        with self._lock:
+            self.store.snapshot(self.graph)
+
+
+def main(args=None) -> None:
+    run_node(SceneGraphNode, args=args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""In-process test of the scene-graph node: topics in, services and latched graph out, restart."""
+import math
+import os
+import time
+
+import pytest
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
+
+from mnemo_common import names
+from mnemo_common.processes import unique_domain_id
+from mnemo_common.ros import detection_to_msg, kv_to_msgs, latched_qos, observation_to_msg, pose3d_to_msg, time_to_msg
+from mnemo_common.types import Detection, Observation, Pose2D, Pose3D, Sighting, Status
+from mnemo_interfaces.msg import DetectionArray, GraphEvent, Observation as ObservationMsg, Property
+from mnemo_interfaces.msg import SceneGraph as SceneGraphMsg
+from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryObjects, UpdateNode
+from visualization_msgs.msg import MarkerArray
+
+from mnemo_scene_graph.node import SceneGraphNode
+
+
+@pytest.fixture
+def ros_context():
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=unique_domain_id())
+    try:
+        yield context
+    finally:
+        rclpy.try_shutdown(context=context)
+
+
+class Harness:
+    def __init__(self, context, data_dir):
+        self.context = context
+        self.data_dir = str(data_dir)
+        self.executor = SingleThreadedExecutor(context=context)
+        self.client = rclpy.create_node("scene_graph_test_client", context=context)
+        self.executor.add_node(self.client)
+        self.obs_pub = self.client.create_publisher(ObservationMsg, names.OBSERVATIONS, 10)
+        self.det_pub = self.client.create_publisher(DetectionArray, names.DETECTIONS, 10)
+        self.graphs, self.markers, self.events = [], [], []
+        self.client.create_subscription(SceneGraphMsg, names.SCENE_GRAPH, self.graphs.append, latched_qos())
+        self.client.create_subscription(MarkerArray, names.SCENE_GRAPH_MARKERS, self.markers.append, latched_qos())
+        self.client.create_subscription(GraphEvent, names.SCENE_GRAPH_EVENTS, self.events.append, 100)
+        self.clients = {name: self.client.create_client(t, name) for t, name in (
+            (GetSceneGraph, names.GRAPH_GET), (QueryObjects, names.GRAPH_QUERY),
+            (GetNodeHistory, names.GRAPH_HISTORY), (UpdateNode, names.GRAPH_UPDATE))}
+        self.node = None
+
+    def start(self):
+        params = [Parameter("data_dir", value=self.data_dir), Parameter("input_mode", value="both"),
+                  Parameter("publish_period", value=0.1)]
+        self.node = SceneGraphNode(context=self.context, parameter_overrides=params)
+        self.executor.add_node(self.node)
+
+    def stop(self):
+        if self.node is not None:
+            self.node.close()
+            self.executor.remove_node(self.node)
+            self.node.destroy_node()
+            self.node = None
+
+    def spin_until(self, condition, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            self.executor.spin_once(timeout_sec=0.05)
+        return condition()
+
+    def call(self, name, request, timeout=10.0):
+        client = self.clients[name]
+        assert self.spin_until(client.service_is_ready, timeout), f"{name} not available"
+        future = client.call_async(request)
+        assert self.spin_until(future.done, timeout), f"{name} did not answer"
+        return future.result()
+
+    def close(self):
+        self.stop()
+        self.executor.shutdown(timeout_sec=1.0)
+        self.client.destroy_node()
+
+
+@pytest.fixture
+def harness(ros_context, tmp_path):
+    h = Harness(ros_context, tmp_path / "data")
+    h.start()
+    try:
+        yield h
+    finally:
+        h.close()
+
+
+def observation(stamp, sightings):
+    return observation_to_msg(Observation(stamp=stamp, robot_pose=Pose2D(0.0, 0.0), camera_pose=Pose3D(),
+                                          room="kitchen", sightings=sightings))
+
+
+def node_ids(h):
+    response = h.call(names.GRAPH_GET, GetSceneGraph.Request(include_stale=True))
+    return sorted(n.id for n in response.graph.nodes)
+
+
+def test_node_integrates_serves_updates_and_survives_restart(harness):
+    h = harness
+    table = Sighting("table", (1.0, 2.0, 0.4), kind="fixture", object_id="table_1")
+    mug = Sighting("mug", (1.0, 2.0, 0.8), {"color": "red"}, object_id="mug_9", support="table_1", relation="on")
+    bad = [Sighting("mug", (math.nan, 0.0, 0.0)), Sighting("", (1.0, 1.0, 1.0))]
+    h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
+    h.obs_pub.publish(observation(100.0, [table, mug, *bad]))
+    assert h.spin_until(lambda: len(node_ids(h)) == 2, timeout=15.0), node_ids(h)
+    assert node_ids(h) == ["mug_1", "table_1"]
+    assert h.node.dropped["non_finite_position"] == 1 and h.node.dropped["empty_label"] == 1
+
+    # Perception input reaches the same graph.
+    det = Detection("book", 0.9, centroid=(1.2, 2.1, 0.8), box_min=(1.1, 2.0, 0.75), box_max=(1.3, 2.2, 0.85))
+    array = DetectionArray(detections=[detection_to_msg(det)], room="kitchen",
+                           camera_pose=pose3d_to_msg(Pose3D()))
+    array.header.stamp = time_to_msg(101.0)
+    h.det_pub.publish(array)
+    assert h.spin_until(lambda: "book_1" in node_ids(h), timeout=10.0)
+
+    # Latched graph and markers arrive.
+    assert h.spin_until(lambda: h.graphs and len(h.graphs[-1].nodes) == 3 and h.markers, timeout=10.0)
+    assert any(r.predicate == "on" and r.subject == "mug_1" for r in h.graphs[-1].relations)
+
+    # Query.
+    q = h.call(names.GRAPH_QUERY, QueryObjects.Request(label="mugs", attributes=kv_to_msgs({"color": "red"})))
+    assert q.error_code == 0 and [n.id for n in q.nodes] == ["mug_1"]
+    q = h.call(names.GRAPH_QUERY, QueryObjects.Request(use_region=True, x=math.nan, y=0.0, radius=1.0))
+    assert q.error_code == Status.INVALID_ARGUMENT and q.error_msg
+    q = h.call(names.GRAPH_QUERY, QueryObjects.Request(k=-1))
+    assert q.error_code == Status.INVALID_ARGUMENT
+
+    # Update and history.
+    up = h.call(names.GRAPH_UPDATE, UpdateNode.Request(
+        node_id="table_1", properties=[Property(name="material", value="wood", confidence=0.9, source="vlm")],
+        contents_add=[], outcome="wipe:success", source="interaction"))
+    assert up.error_code == 0 and up.node.task_history == ["wipe:success"]
+    assert {p.name: p.value for p in up.node.properties}["material"] == "wood"
+    hist = h.call(names.GRAPH_HISTORY, GetNodeHistory.Request(node_id="table_1"))
+    assert hist.error_code == 0 and hist.node.id == "table_1"
+    assert [e.kind for e in hist.events] == ["created", "property", "outcome"]
+    assert h.spin_until(lambda: any(e.kind == "outcome" for e in h.events), timeout=5.0)
+    assert h.call(names.GRAPH_UPDATE, UpdateNode.Request(node_id="ghost_1", outcome="x")).error_code == Status.NOT_FOUND
+    assert h.call(names.GRAPH_UPDATE, UpdateNode.Request(node_id="")).error_code == Status.INVALID_ARGUMENT
+    assert h.call(names.GRAPH_HISTORY, GetNodeHistory.Request(node_id="ghost_1")).error_code == Status.NOT_FOUND
+
+    # Filters of the get service.
+    g = h.call(names.GRAPH_GET, GetSceneGraph.Request(kinds=["fixture"]))
+    assert [n.id for n in g.graph.nodes] == ["table_1"]
+
+    # Restart on the same data directory: same graph, same history.
+    h.stop()
+    h.start()
+    assert node_ids(h) == ["book_1", "mug_1", "table_1"]
+    hist2 = h.call(names.GRAPH_HISTORY, GetNodeHistory.Request(node_id="table_1"))
+    assert [(e.seq, e.kind) for e in hist2.events] == [(e.seq, e.kind) for e in hist.events]
+    q = h.call(names.GRAPH_QUERY, QueryObjects.Request(label="table"))
+    assert {p.name: p.value for p in q.nodes[0].properties}["material"] == "wood"
+    # New sightings keep associating after the restart.
+    h.obs_pub.publish(observation(200.0, [mug]))
+    assert h.spin_until(lambda: h.call(names.GRAPH_QUERY, QueryObjects.Request(label="mug")).nodes[0]
+                        .observation_count == 2, timeout=10.0)
+    assert node_ids(h) == ["book_1", "mug_1", "table_1"]

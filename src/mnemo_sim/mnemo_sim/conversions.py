@@ -1,0 +1,201 @@
+"""Messages <-> simulator core types: camera frames, camera info, segmentation, poses, clock,
+interaction events and skill responses. Every ``*_to_msg`` has a ``*_from_msg`` partner
+(round-trip tested) where the other side needs one.
+"""
+from __future__ import annotations
+
+import array
+from typing import Any, Optional
+
+import numpy as np
+from geometry_msgs.msg import PoseStamped
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import CameraInfo, Image
+
+from mnemo_common.ros import (
+    detection_to_msg, pose2d_from_msg, pose2d_to_msg, pose3d_from_msg, pose3d_to_msg, signals_from_msg,
+    signals_to_msg, time_from_msg, time_to_msg,
+)
+from mnemo_common.types import InteractionEvent, Pose2D, Pose3D, SkillResult, Status
+from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent as InteractionEventMsg
+
+from mnemo_sim.camera import CameraIntrinsics
+
+_ENCODINGS = {"rgb8": (np.uint8, 3), "32FC1": (np.float32, 1), "32SC1": (np.int32, 1), "mono8": (np.uint8, 1)}
+
+
+# -- images --------------------------------------------------------------------------
+def image_to_msg(array_: np.ndarray, encoding: str, stamp: float, frame_id: str) -> Image:
+    """H x W (x C) array -> sensor_msgs/Image (little-endian, tightly packed rows)."""
+    dtype, channels = _ENCODINGS[encoding]
+    data = np.ascontiguousarray(array_, dtype=dtype)
+    if data.ndim != (3 if channels > 1 else 2) or (channels > 1 and data.shape[2] != channels):
+        raise ValueError(f"{encoding} needs an array of shape HxW{'x%d' % channels if channels > 1 else ''}, got {data.shape}")
+    msg = Image(height=int(data.shape[0]), width=int(data.shape[1]), encoding=encoding, is_bigendian=0,
+                step=int(data.shape[1] * channels * data.itemsize))
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = frame_id
+    msg.data = array.array("B", data.tobytes())
+    return msg
+
+
+def image_from_msg(msg: Image) -> np.ndarray:
+    """sensor_msgs/Image (rgb8, 32FC1, 32SC1, mono8) -> numpy array (a copy)."""
+    if msg.encoding not in _ENCODINGS:
+        raise ValueError(f"unsupported image encoding {msg.encoding!r}")
+    dtype, channels = _ENCODINGS[msg.encoding]
+    dt = np.dtype(dtype).newbyteorder(">" if msg.is_bigendian else "<")
+    row_items = msg.width * channels
+    raw = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(msg.height, msg.step)
+    pixels = raw[:, : row_items * dt.itemsize].copy().view(dt).reshape(msg.height, msg.width, channels)
+    pixels = pixels.astype(dtype)
+    return pixels if channels > 1 else pixels[:, :, 0]
+
+
+def camera_info_to_msg(k: CameraIntrinsics, stamp: float, frame_id: str) -> CameraInfo:
+    """Pinhole intrinsics -> CameraInfo (no distortion, identity rectification)."""
+    msg = CameraInfo(width=k.width, height=k.height, distortion_model="plumb_bob")
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = frame_id
+    msg.d = [0.0] * 5
+    msg.k = [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0]
+    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    msg.p = [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+def camera_info_from_msg(msg: CameraInfo) -> CameraIntrinsics:
+    return CameraIntrinsics(int(msg.width), int(msg.height), float(msg.k[0]), float(msg.k[4]), float(msg.k[2]),
+                            float(msg.k[5]))
+
+
+def segmentation_to_msg(seg: np.ndarray, seg_ids: dict[int, str], labels: dict[int, str], kinds: dict[int, str],
+                        stamp: float, frame_id: str) -> InstanceSegmentation:
+    """Instance-value image + value tables -> InstanceSegmentation (only values present in the image)."""
+    msg = InstanceSegmentation()
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = frame_id
+    msg.mask = image_to_msg(seg.astype(np.int32), "32SC1", stamp, frame_id)
+    present = [int(v) for v in np.unique(seg) if v >= 0]
+    msg.values = present
+    msg.instance_ids = [seg_ids[v] for v in present]
+    msg.labels = [labels.get(v, "") for v in present]
+    msg.kinds = [kinds.get(v, "object") for v in present]
+    return msg
+
+
+def segmentation_from_msg(msg: InstanceSegmentation) -> tuple[np.ndarray, dict[int, str], dict[int, str], dict[int, str]]:
+    """InstanceSegmentation -> (H x W int32 values, value -> instance id, value -> label, value -> kind)."""
+    values = [int(v) for v in msg.values]
+    if not (len(values) == len(msg.instance_ids) == len(msg.labels) == len(msg.kinds)):
+        raise ValueError("segmentation values, instance_ids, labels and kinds must have equal lengths")
+    return (image_from_msg(msg.mask), dict(zip(values, msg.instance_ids)), dict(zip(values, msg.labels)),
+            dict(zip(values, msg.kinds)))
+
+
+# -- poses and clock -----------------------------------------------------------------
+def pose_stamped_to_msg(pose: Pose3D, stamp: float, frame_id: str) -> PoseStamped:
+    msg = PoseStamped(pose=pose3d_to_msg(pose))
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = frame_id
+    return msg
+
+
+def pose_stamped_from_msg(msg: PoseStamped) -> tuple[Pose3D, float]:
+    return pose3d_from_msg(msg.pose), time_from_msg(msg.header.stamp)
+
+
+def robot_pose3d(pose: Pose2D) -> Pose3D:
+    """A planar base pose as a 3D pose (z = 0, rotation about z)."""
+    import math
+
+    return Pose3D((pose.x, pose.y, 0.0), (0.0, 0.0, math.sin(pose.yaw / 2), math.cos(pose.yaw / 2)))
+
+
+def pose2d_from_pose3d(pose: Pose3D) -> Pose2D:
+    import math
+
+    x, y, z, w = pose.orientation
+    return Pose2D(pose.position[0], pose.position[1], math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
+def clock_to_msg(t: float) -> Clock:
+    return Clock(clock=time_to_msg(t))
+
+
+# -- interactions and skills -----------------------------------------------------------
+def interaction_to_msg(event: InteractionEvent) -> InteractionEventMsg:
+    return InteractionEventMsg(
+        id=event.id, action=event.action, target=event.target, start=time_to_msg(event.start),
+        end=time_to_msg(event.end), success=bool(event.success), error_code=int(event.code),
+        message=event.message, signals=signals_to_msg(event.signals), seen_contents=list(event.seen_contents),
+        picked_id=event.picked_id, frame_refs=list(event.frame_refs), robot_pose=pose2d_to_msg(event.robot_pose))
+
+
+def interaction_from_msg(msg: InteractionEventMsg) -> InteractionEvent:
+    return InteractionEvent(
+        id=msg.id, action=msg.action, target=msg.target, start=time_from_msg(msg.start), end=time_from_msg(msg.end),
+        success=msg.success, code=Status(msg.error_code), message=msg.message, signals=signals_from_msg(msg.signals),
+        seen_contents=list(msg.seen_contents), picked_id=msg.picked_id, frame_refs=list(msg.frame_refs),
+        robot_pose=pose2d_from_msg(msg.robot_pose))
+
+
+def fill_skill_response(response: Any, result: SkillResult) -> Any:
+    """Copy a skill's outcome into any of the skill services' responses (fields each one has).
+
+    A skill that ran but failed (locked door, missed grasp, nothing to pick) reports its status
+    code and message; the physical signals are filled either way so the caller can read them."""
+    response.error_code = int(Status.OK if result.success else (result.code if result.code != Status.OK else Status.FAILED))
+    response.error_msg = "" if result.success else result.message
+    fields = type(response).get_fields_and_field_types()
+    if "signals" in fields:
+        response.signals = signals_to_msg(result.signals)
+    if "interaction_id" in fields:
+        response.interaction_id = result.interaction_id
+    if "robot_pose" in fields and result.robot_pose is not None:
+        response.robot_pose = pose2d_to_msg(result.robot_pose)
+    if "at_fixture" in fields:
+        response.at_fixture = result.at_fixture
+    if "room" in fields:
+        response.room = result.room
+    if "duration" in fields:
+        response.duration = float(result.signals.duration)
+    if "detections" in fields:
+        response.detections = [detection_to_msg(d) for d in result.detections]
+    if "contents" in fields:
+        response.contents = [detection_to_msg(d) for d in result.detections]
+    if "picked_id" in fields:
+        response.picked_id = result.picked_id
+    if "picked_label" in fields:
+        response.picked_label = result.picked_label
+    if "placed_id" in fields:
+        response.placed_id = result.picked_id
+    return response
+
+
+def skill_result_from_response(skill: str, target: str, response: Any) -> SkillResult:
+    """The caller's view of a skill response (used by clients and the round-trip tests)."""
+    from mnemo_common.ros import detection_from_msg
+
+    fields = type(response).get_fields_and_field_types()
+    detections = [detection_from_msg(d) for d in (getattr(response, "detections", None) or getattr(response, "contents", None) or [])]
+    result = SkillResult(skill=skill, target=target, success=response.error_code == Status.OK,
+                         code=Status(response.error_code), message=response.error_msg, detections=detections)
+    if "signals" in fields:
+        result.signals = signals_from_msg(response.signals)
+    if "duration" in fields:
+        result.signals.duration = float(response.duration)
+    if "robot_pose" in fields:
+        result.robot_pose = pose2d_from_msg(response.robot_pose)
+    result.at_fixture = getattr(response, "at_fixture", "")
+    result.room = getattr(response, "room", "")
+    result.interaction_id = getattr(response, "interaction_id", "")
+    result.picked_id = getattr(response, "picked_id", "") or getattr(response, "placed_id", "")
+    result.picked_label = getattr(response, "picked_label", "")
+    return result
+
+
+def optional_pose2d(msg: Any) -> Optional[Pose2D]:
+    """A request's Pose2D, or None when all zero (the 'no pose given' convention)."""
+    pose = pose2d_from_msg(msg)
+    return None if (pose.x, pose.y, pose.yaw) == (0.0, 0.0, 0.0) else pose

@@ -1,0 +1,1 @@
+"""mnemo perception: RGB-D frames -> 3D detections in the map frame (pure core; the ROS node is node.py)."""

@@ -1,0 +1,8 @@
+import pytest
+
+from mnemo_keyframes.testing import WordEmbedder
+
+
+@pytest.fixture
+def embedder():
+    return WordEmbedder()

@@ -1,0 +1,118 @@
+"""Messages <-> core types for the skill server, and the mapping of the robot's action results
+(nav2, FollowJointTrajectory, play_motion2, GripperCommand) to Outcomes.
+
+The result mappings take plain values (goal status, error code, message), so they are tested
+without nav2 or control_msgs installed."""
+from __future__ import annotations
+
+import math
+
+from mnemo_common.ros import (
+    detection_to_msg, point_from_msg, pose2d_to_msg, signals_to_msg, time_to_msg,
+)
+from mnemo_common.types import InteractionEvent, MnemoError, SkillResult, Status
+
+from mnemo_skills.ports import GraphNode, Outcome
+
+# action_msgs/GoalStatus values (fixed by the ROS 2 action design).
+GOAL_SUCCEEDED, GOAL_CANCELED, GOAL_ABORTED = 4, 5, 6
+
+# control_msgs/FollowJointTrajectory result codes.
+FJT_ERRORS = {0: "SUCCESSFUL", -1: "INVALID_GOAL", -2: "INVALID_JOINTS", -3: "OLD_HEADER_TIMESTAMP",
+              -4: "PATH_TOLERANCE_VIOLATED", -5: "GOAL_TOLERANCE_VIOLATED"}
+
+
+def nav2_outcome(status: int, error_code: int, error_msg: str) -> Outcome:
+    """NavigateToPose: nav2's own error code and message pass through in the Outcome."""
+    if status == GOAL_SUCCEEDED and error_code == 0:
+        return Outcome()
+    if status == GOAL_CANCELED:
+        return Outcome(Status.CANCELED, f"nav2 canceled the goal{': ' + error_msg if error_msg else ''}", error_code)
+    return Outcome(Status.FAILED, f"nav2 failed: {error_msg or 'no message'} (nav2 error_code {error_code})",
+                   error_code)
+
+
+def trajectory_outcome(status: int, error_code: int, error_string: str) -> Outcome:
+    if status == GOAL_SUCCEEDED and error_code == 0:
+        return Outcome()
+    name = FJT_ERRORS.get(error_code, str(error_code))
+    if status == GOAL_CANCELED:
+        return Outcome(Status.CANCELED, f"trajectory canceled ({name})", error_code)
+    return Outcome(Status.FAILED, f"{name}{': ' + error_string if error_string else ''}", error_code)
+
+
+def motion_outcome(status: int, success: bool, error: str) -> Outcome:
+    if status == GOAL_SUCCEEDED and success:
+        return Outcome()
+    if status == GOAL_CANCELED:
+        return Outcome(Status.CANCELED, "motion canceled")
+    return Outcome(Status.FAILED, f"motion failed: {error or 'no message'}")
+
+
+def gripper_outcome(status: int, reached_goal: bool, stalled: bool) -> Outcome:
+    if status == GOAL_SUCCEEDED and (reached_goal or stalled):
+        return Outcome()
+    if status == GOAL_CANCELED:
+        return Outcome(Status.CANCELED, "gripper command canceled")
+    return Outcome(Status.FAILED, "gripper stalled before its goal" if stalled else "gripper command failed")
+
+
+def status_outcome(error_code: int, error_msg: str, what: str) -> Outcome:
+    """A mnemo service response's error_code/error_msg as an Outcome."""
+    try:
+        code = Status(int(error_code))
+    except ValueError:
+        code = Status.INTERNAL
+    return Outcome() if code == Status.OK else Outcome(code, f"{what}: {error_msg}")
+
+
+def yaw_to_quaternion(yaw: float) -> tuple[float, float, float, float]:
+    return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))
+
+
+def quaternion_to_yaw(x: float, y: float, z: float, w: float) -> float:
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
+def graph_node_from_msg(m) -> GraphNode:
+    return GraphNode(id=m.id, label=m.label, kind=m.kind, position=point_from_msg(m.position),
+                     box_min=point_from_msg(m.box_min), box_max=point_from_msg(m.box_max), room=m.room,
+                     parent=m.parent)
+
+
+def interaction_event_to_msg(e: InteractionEvent, frame_id: str = "map"):
+    from mnemo_interfaces.msg import InteractionEvent as EventMsg
+
+    return EventMsg(id=e.id, action=e.action, target=e.target, start=time_to_msg(e.start), end=time_to_msg(e.end),
+                    success=bool(e.success), error_code=int(e.code), message=e.message,
+                    signals=signals_to_msg(e.signals), seen_contents=list(e.seen_contents), picked_id=e.picked_id,
+                    frame_refs=list(e.frame_refs), robot_pose=pose2d_to_msg(e.robot_pose))
+
+
+def fill_skill_response(response, result: SkillResult):
+    """Copy a SkillResult into whichever skill response type this is; raise MnemoError for a
+    failed skill so mnemo_common.ros.guarded sets error_code/error_msg (the fields stay filled)."""
+    fields = response.get_fields_and_field_types()
+    if "robot_pose" in fields and result.robot_pose is not None:
+        response.robot_pose = pose2d_to_msg(result.robot_pose)
+    if "at_fixture" in fields:
+        response.at_fixture = result.at_fixture
+    if "room" in fields:
+        response.room = result.room
+    if "duration" in fields:
+        response.duration = float(result.signals.duration)
+    if "detections" in fields:
+        response.detections = [detection_to_msg(d) for d in result.detections]
+    if "contents" in fields:
+        response.contents = [detection_to_msg(d) for d in result.detections]
+    if "signals" in fields:
+        response.signals = signals_to_msg(result.signals)
+    if "interaction_id" in fields:
+        response.interaction_id = result.interaction_id
+    if "picked_id" in fields:
+        response.picked_id, response.picked_label = result.picked_id, result.picked_label
+    if "placed_id" in fields:
+        response.placed_id = result.picked_id
+    if not result.success:
+        raise MnemoError(result.code if result.code != Status.OK else Status.FAILED, result.message)
+    return response

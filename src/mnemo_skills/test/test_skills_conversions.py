@@ -1,0 +1,75 @@
+"""Result mappings of nav2 / controller / motion / gripper actions and message round trips."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mnemo_common.types import Detection, InteractionEvent, MnemoError, Pose2D, SkillResult, SkillSignals, Status
+
+from mnemo_skills.conversions import (
+    GOAL_ABORTED, GOAL_CANCELED, GOAL_SUCCEEDED, fill_skill_response, graph_node_from_msg, gripper_outcome,
+    interaction_event_to_msg, motion_outcome, nav2_outcome, quaternion_to_yaw, status_outcome, trajectory_outcome,
+    yaw_to_quaternion,
+)
+
+
+def test_nav2_error_code_and_message_pass_through():
+    assert nav2_outcome(GOAL_SUCCEEDED, 0, "").ok
+    failed = nav2_outcome(GOAL_ABORTED, 204, "Failed to create plan")
+    assert failed.code == Status.FAILED and failed.backend_code == 204
+    assert "Failed to create plan" in failed.message and "204" in failed.message
+    assert nav2_outcome(GOAL_CANCELED, 0, "").code == Status.CANCELED
+
+
+def test_controller_motion_and_gripper_results():
+    assert trajectory_outcome(GOAL_SUCCEEDED, 0, "").ok
+    t = trajectory_outcome(GOAL_ABORTED, -4, "joint arm_2 off path")
+    assert t.code == Status.FAILED and "PATH_TOLERANCE_VIOLATED" in t.message and t.backend_code == -4
+    assert trajectory_outcome(GOAL_CANCELED, 0, "").code == Status.CANCELED
+    assert motion_outcome(GOAL_SUCCEEDED, True, "").ok
+    assert "unknown motion" in motion_outcome(GOAL_ABORTED, False, "unknown motion").message
+    assert gripper_outcome(GOAL_SUCCEEDED, False, True).ok  # stalled on an object
+    assert gripper_outcome(GOAL_ABORTED, False, True).code == Status.FAILED
+    assert status_outcome(2, "no such node", "graph").code == Status.NOT_FOUND
+    assert status_outcome(999, "?", "graph").code == Status.INTERNAL
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.7, -2.5, math.pi - 1e-6])
+def test_yaw_quaternion_round_trip(yaw):
+    assert quaternion_to_yaw(*yaw_to_quaternion(yaw)) == pytest.approx(yaw)
+
+
+def test_graph_node_and_event_messages():
+    from geometry_msgs.msg import Point
+    from mnemo_interfaces.msg import ObjectNode
+
+    m = ObjectNode(id="cabinet_1", label="cabinet", kind="fixture", position=Point(x=1.0, y=2.0, z=0.5),
+                   box_min=Point(x=0.7, y=1.8, z=0.0), box_max=Point(x=1.3, y=2.2, z=1.0), room="kitchen",
+                   parent="")
+    n = graph_node_from_msg(m)
+    assert (n.id, n.kind, n.position, n.box_max, n.room) == ("cabinet_1", "fixture", (1.0, 2.0, 0.5),
+                                                             (1.3, 2.2, 1.0), "kitchen")
+    e = InteractionEvent("open-1", "open", "cabinet_1", 10.5, 12.25, False, Status.FAILED, "locked",
+                         SkillSignals(True, 0.0, 0.5, 8.0, 1.75), ["cup"], "", [], Pose2D(1.0, 2.0, 0.5))
+    msg = interaction_event_to_msg(e)
+    assert (msg.id, msg.action, msg.success, msg.error_code, msg.message) == ("open-1", "open", False, 4, "locked")
+    assert msg.start.sec == 10 and msg.end.nanosec == 250_000_000 and msg.signals.contact
+    assert msg.seen_contents == ["cup"] and msg.robot_pose.theta == pytest.approx(0.5)
+
+
+def test_fill_skill_response_keeps_fields_and_raises_for_failures():
+    from mnemo_interfaces.srv import Navigate, Peek, Pick, Place
+
+    r = fill_skill_response(Navigate.Response(), SkillResult("navigate", "c", True, robot_pose=Pose2D(1.0, 2.0, 0.1),
+                                                             at_fixture="c", room="kitchen"))
+    assert (r.robot_pose.x, r.at_fixture, r.room) == (1.0, "c", "kitchen")
+    r = fill_skill_response(Peek.Response(), SkillResult("peek", "c", True, detections=[Detection("cup", 0.9)]))
+    assert [d.label for d in r.contents] == ["cup"]
+    r = fill_skill_response(Place.Response(), SkillResult("place", "t", True, picked_id="mug_1"))
+    assert r.placed_id == "mug_1"
+    pick = Pick.Response()
+    with pytest.raises(MnemoError) as err:
+        fill_skill_response(pick, SkillResult("pick", "m", False, Status.FAILED, "slipped",
+                                              SkillSignals(True, 0.0, 1.0, 0.2, 2.0), interaction_id="pick-1"))
+    assert err.value.code == Status.FAILED and pick.interaction_id == "pick-1" and pick.signals.gripper_closure == 1.0

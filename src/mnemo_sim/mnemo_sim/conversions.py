@@ -5,7 +5,8 @@ interaction events and skill responses. Every ``*_to_msg`` has a ``*_from_msg`` 
 from __future__ import annotations
 
 import array
-from typing import Any, Optional
+import math
+from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
@@ -13,7 +14,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common.ros import (
-    detection_to_msg, pose2d_from_msg, pose2d_to_msg, pose3d_from_msg, pose3d_to_msg, signals_from_msg,
+    detection_from_msg, detection_to_msg, pose2d_from_msg, pose2d_to_msg, pose3d_from_msg, pose3d_to_msg, signals_from_msg,
     signals_to_msg, time_from_msg, time_to_msg,
 )
 from mnemo_common.types import InteractionEvent, Pose2D, Pose3D, SkillResult, Status
@@ -28,9 +29,10 @@ _ENCODINGS = {"rgb8": (np.uint8, 3), "32FC1": (np.float32, 1), "32SC1": (np.int3
 def image_to_msg(array_: np.ndarray, encoding: str, stamp: float, frame_id: str) -> Image:
     """H x W (x C) array -> sensor_msgs/Image (little-endian, tightly packed rows)."""
     dtype, channels = _ENCODINGS[encoding]
+    shape = np.shape(array_)
+    if len(shape) != (3 if channels > 1 else 2) or (channels > 1 and shape[2] != channels):
+        raise ValueError(f"{encoding} needs an array of shape HxW{'x%d' % channels if channels > 1 else ''}, got {shape}")
     data = np.ascontiguousarray(array_, dtype=dtype)
-    if data.ndim != (3 if channels > 1 else 2) or (channels > 1 and data.shape[2] != channels):
-        raise ValueError(f"{encoding} needs an array of shape HxW{'x%d' % channels if channels > 1 else ''}, got {data.shape}")
     msg = Image(height=int(data.shape[0]), width=int(data.shape[1]), encoding=encoding, is_bigendian=0,
                 step=int(data.shape[1] * channels * data.itemsize))
     msg.header.stamp = time_to_msg(stamp)
@@ -107,14 +109,10 @@ def pose_stamped_from_msg(msg: PoseStamped) -> tuple[Pose3D, float]:
 
 def robot_pose3d(pose: Pose2D) -> Pose3D:
     """A planar base pose as a 3D pose (z = 0, rotation about z)."""
-    import math
-
     return Pose3D((pose.x, pose.y, 0.0), (0.0, 0.0, math.sin(pose.yaw / 2), math.cos(pose.yaw / 2)))
 
 
 def pose2d_from_pose3d(pose: Pose3D) -> Pose2D:
-    import math
-
     x, y, z, w = pose.orientation
     return Pose2D(pose.position[0], pose.position[1], math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
 
@@ -141,12 +139,10 @@ def interaction_from_msg(msg: InteractionEventMsg) -> InteractionEvent:
 
 
 def fill_skill_response(response: Any, result: SkillResult) -> Any:
-    """Copy a skill's outcome into any of the skill services' responses (fields each one has).
+    """Copy a skill's outcome into any of the skill services' responses (the fields each one has).
 
-    A skill that ran but failed (locked door, missed grasp, nothing to pick) reports its status
-    code and message; the physical signals are filled either way so the caller can read them."""
-    response.error_code = int(Status.OK if result.success else (result.code if result.code != Status.OK else Status.FAILED))
-    response.error_msg = "" if result.success else result.message
+    error_code/error_msg are left to the service wrapper (``mnemo_common.ros.guarded``): a skill
+    that ran but failed raises its status there, and the signals filled here still reach the caller."""
     fields = type(response).get_fields_and_field_types()
     if "signals" in fields:
         response.signals = signals_to_msg(result.signals)
@@ -175,8 +171,6 @@ def fill_skill_response(response: Any, result: SkillResult) -> Any:
 
 def skill_result_from_response(skill: str, target: str, response: Any) -> SkillResult:
     """The caller's view of a skill response (used by clients and the round-trip tests)."""
-    from mnemo_common.ros import detection_from_msg
-
     fields = type(response).get_fields_and_field_types()
     detections = [detection_from_msg(d) for d in (getattr(response, "detections", None) or getattr(response, "contents", None) or [])]
     result = SkillResult(skill=skill, target=target, success=response.error_code == Status.OK,
@@ -194,8 +188,3 @@ def skill_result_from_response(skill: str, target: str, response: Any) -> SkillR
     result.picked_label = getattr(response, "picked_label", "")
     return result
 
-
-def optional_pose2d(msg: Any) -> Optional[Pose2D]:
-    """A request's Pose2D, or None when all zero (the 'no pose given' convention)."""
-    pose = pose2d_from_msg(msg)
-    return None if (pose.x, pose.y, pose.yaw) == (0.0, 0.0, 0.0) else pose

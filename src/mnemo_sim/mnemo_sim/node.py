@@ -1,0 +1,329 @@
+"""The ``mnemo_sim`` node: the built-in household simulator on ROS.
+
+Publishes ``/clock`` (scenario seconds), the robot and camera poses, oracle observations and,
+when rendering, the camera streams (colour rgb8, depth 32FC1 metres, CameraInfo, instance
+segmentation) with one header stamp per frame. Serves the skill services (the same ones a
+robot's skill server offers), RunPatrol, StartTask and ScoreTask (the only place the hidden
+truth is read). Every physical skill publishes an InteractionEvent whose ``frame_refs`` are PNGs
+rendered before, during and after the action (``data_dir/interactions/<id>/``) when rendering.
+After every skill the node publishes a fresh observation (and frame) from the robot's pose, so
+memory sees what the robot sees during tasks too.
+
+Run: ``python -m mnemo_sim.node --ros-args -p scenario:=FILE -p render:=true``.
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+from mnemo_common import names
+from mnemo_common.ros import declare_config, guarded, observation_to_msg, pose2d_from_msg, run_node, sensor_qos, time_to_msg
+from mnemo_common.types import InteractionEvent, MnemoError, Observation, SkillResult, Status, invalid
+from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent as InteractionEventMsg, Observation as ObservationMsg
+from mnemo_interfaces.srv import Close, Detect, Navigate, Open, Peek, Pick, Place, RunPatrol, ScoreTask, StartTask
+from geometry_msgs.msg import PoseStamped
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import CameraInfo, Image
+
+from mnemo_sim import scenarios_dir
+from mnemo_sim.conversions import (
+    camera_info_to_msg, clock_to_msg, fill_skill_response, image_to_msg, interaction_to_msg, pose_stamped_to_msg,
+    robot_pose3d, segmentation_to_msg,
+)
+from mnemo_sim.patrol import camera_pose
+from mnemo_sim.scenario import clock, load_scenario
+from mnemo_sim.skills import SkillConfig
+from mnemo_sim.tasks import TaskRunner
+
+NODE_NAME = names.SIM_NODE
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    scenario: str = ""
+    seed: int = -1
+    data_dir: str = "data"
+    render: bool = False
+    publish_rate: float = 10.0
+    image_every: int = 1
+    miss_grasp_probability: float = 0.1
+    frame_id: str = "map"
+    camera_frame_id: str = "camera_color_optical_frame"
+    reliable_images: bool = False
+
+
+CONFIG_TYPE = SimConfig
+
+DESCRIPTIONS = {
+    "scenario": "household-scenario/1 YAML file; empty loads the shipped example_apartment",
+    "seed": "randomness seed for skills (missed grasps); -1 uses the scenario's seed",
+    "data_dir": "folder for interaction frames (data_dir/interactions/<id>/*.png)",
+    "render": "render camera images (RGB, depth, segmentation) with MuJoCo",
+    "publish_rate": "Hz of the /clock and pose heartbeat while idle (0 disables it)",
+    "image_every": "during patrols, render and publish images for every Nth observation",
+    "miss_grasp_probability": "share of open/close attempts that miss the handle",
+    "frame_id": "map frame of poses and observations",
+    "camera_frame_id": "optical frame id of the camera images",
+    "reliable_images": "publish images RELIABLE instead of BEST_EFFORT",
+}
+
+_DAY_TIME = re.compile(r"^\s*(?:day\s*)?(\d+)[\s/T]+(\d{1,2}:\d{2})\s*$", re.IGNORECASE)
+
+
+def parse_until(text: str, task_ids: set[str]) -> float | str:
+    """RunPatrol's ``until_task``: a task id, "day 2 18:00" / "2 18:00" / "2/18:00", or empty (all patrols)."""
+    text = text.strip()
+    if not text:
+        return math.inf
+    if text in task_ids:
+        return text
+    match = _DAY_TIME.match(text)
+    if match:
+        hh, mm = match.group(2).split(":")
+        return clock(int(match.group(1)), f"{int(hh):02d}:{mm}")
+    raise invalid(f"until_task {text!r} is neither a task id nor 'day D HH:MM'")
+
+
+class SimNode(Node):
+    def __init__(self, **kwargs: Any):
+        super().__init__(NODE_NAME, **kwargs)
+        self.config: SimConfig = declare_config(self, SimConfig, DESCRIPTIONS)
+        cfg = self.config
+        path = Path(cfg.scenario) if cfg.scenario else scenarios_dir() / "example_apartment.yaml"
+        self.scenario = load_scenario(path)
+        self.runner = TaskRunner(self.scenario, None if cfg.seed < 0 else cfg.seed,
+                                 SkillConfig(miss_rate=float(cfg.miss_grasp_probability)))
+        self.world, self.robot, self.camera = self.runner.world, self.runner.robot, self.runner.camera
+        self.data_dir = Path(cfg.data_dir)
+        self._lock = threading.RLock()  # one actor at a time in the world
+        self._renderer: Any = None
+        self._render_lock = threading.Lock()
+        self._events: list[InteractionEvent] = []
+        self.robot.listeners.append(self._events.append)
+
+        observations_qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+        image_qos = sensor_qos(reliable=cfg.reliable_images)
+        self.pub_clock = self.create_publisher(Clock, names.CLOCK, 10)
+        self.pub_robot = self.create_publisher(PoseStamped, names.ROBOT_POSE, 10)
+        self.pub_camera = self.create_publisher(PoseStamped, names.CAMERA_POSE, 10)
+        self.pub_obs = self.create_publisher(ObservationMsg, names.OBSERVATIONS, observations_qos)
+        self.pub_events = self.create_publisher(InteractionEventMsg, names.INTERACTIONS, QoSProfile(depth=100))
+        self.pub_color = self.create_publisher(Image, names.COLOR_IMAGE, image_qos)
+        self.pub_depth = self.create_publisher(Image, names.DEPTH_IMAGE, image_qos)
+        self.pub_info = self.create_publisher(CameraInfo, names.CAMERA_INFO, image_qos)
+        self.pub_seg = self.create_publisher(InstanceSegmentation, names.SEGMENTATION, image_qos)
+
+        services = ReentrantCallbackGroup()  # long handlers (patrols) must not block the heartbeat
+        skills: list[tuple[type, str, Callable]] = [
+            (Navigate, names.SKILL_NAVIGATE, self._navigate), (Detect, names.SKILL_DETECT, self._detect),
+            (Open, names.SKILL_OPEN, self._open), (Close, names.SKILL_CLOSE, self._close),
+            (Peek, names.SKILL_PEEK, self._peek), (Pick, names.SKILL_PICK, self._pick),
+            (Place, names.SKILL_PLACE, self._place), (RunPatrol, names.SIM_RUN_PATROL, self._run_patrol),
+            (StartTask, names.SIM_START_TASK, self._start_task), (ScoreTask, names.SIM_SCORE_TASK, self._score_task),
+        ]
+        self._services = [self.create_service(t, n, guarded(self, h), callback_group=services) for t, n, h in skills]
+        if cfg.publish_rate > 0:
+            self.create_timer(1.0 / cfg.publish_rate, self._heartbeat, callback_group=MutuallyExclusiveCallbackGroup())
+        if cfg.render:
+            self.renderer()
+        self.get_logger().info(f"scenario {self.scenario.name} ({path}); render={cfg.render}")
+
+    # -- rendering -------------------------------------------------------------------
+    def renderer(self):
+        """The MuJoCo renderer, created on first use (a GL context takes a moment)."""
+        with self._render_lock:
+            if self._renderer is None:
+                from mnemo_sim.render import Renderer
+
+                cam = self.camera
+                self._renderer = Renderer(self.scenario, cam.width, cam.height_px, math.degrees(cam.vfov))
+            return self._renderer
+
+    def _render(self, robot_pose=None, state=None, camera=None, stamp: Optional[float] = None):
+        """A frame of the world (or of a given render state) from the robot's camera."""
+        renderer = self.renderer()
+        if state is None:
+            renderer.sync(self.world)
+        else:
+            renderer.set_state(*state)
+        pose = camera or camera_pose(robot_pose or self.world.robot_pose, self.camera)
+        return renderer.render(pose, stamp=self.world.t if stamp is None else stamp)
+
+    def _publish_frame(self, frame) -> None:
+        fid, t = self.config.camera_frame_id, frame.stamp
+        self.pub_color.publish(image_to_msg(frame.rgb, "rgb8", t, fid))
+        self.pub_depth.publish(image_to_msg(frame.depth, "32FC1", t, fid))
+        self.pub_info.publish(camera_info_to_msg(frame.intrinsics, t, fid))
+        self.pub_seg.publish(segmentation_to_msg(frame.seg, frame.seg_ids, frame.labels, frame.kinds, t, fid))
+
+    # -- streams ---------------------------------------------------------------------
+    def _publish_state(self, stamp: float) -> None:
+        pose = self.world.robot_pose
+        self.pub_clock.publish(clock_to_msg(stamp))
+        self.pub_robot.publish(pose_stamped_to_msg(robot_pose3d(pose), stamp, self.config.frame_id))
+        self.pub_camera.publish(pose_stamped_to_msg(camera_pose(pose, self.camera), stamp, self.config.frame_id))
+
+    def _heartbeat(self) -> None:
+        if self._lock.acquire(blocking=False):  # a running patrol publishes its own clock
+            try:
+                self._publish_state(self.world.t)
+            finally:
+                self._lock.release()
+
+    def _publish_observation(self, obs: Observation, with_image: bool) -> None:
+        self.pub_obs.publish(observation_to_msg(obs, self.config.frame_id))
+        if with_image:
+            self._publish_frame(self._render(camera=obs.camera_pose, stamp=obs.stamp))
+
+    def _observe_now(self) -> None:
+        self._publish_state(self.world.t)
+        self._publish_observation(self.robot.observe(), self.config.render)
+
+    # -- skills ----------------------------------------------------------------------
+    def _skill(self, response: Any, run: Callable[[], SkillResult]) -> Any:
+        """Run one skill: frames before/during/after, interaction events, a fresh observation."""
+        with self._lock:
+            rendering = self.config.render
+            before = self._render_state() if rendering else None
+            before_pose = self.world.robot_pose
+            before_frame = self._render(before_pose, before) if rendering else None
+            self._events.clear()
+            result = run()
+            events, self._events[:] = list(self._events), []
+            for event in events:
+                if rendering:
+                    event.frame_refs = self._save_frames(event, before_frame, before, before_pose)
+                self.pub_events.publish(interaction_to_msg(event))
+            self._observe_now()
+        fill_skill_response(response, result)
+        if not result.success:
+            raise MnemoError(result.code if result.code != Status.OK else Status.FAILED, result.message)
+        return response
+
+    def _render_state(self):
+        from mnemo_sim.render import world_render_state
+
+        return world_render_state(self.world)
+
+    def _save_frames(self, event: InteractionEvent, before_frame, before, before_pose) -> list[str]:
+        """PNGs of the interaction: before, two during (the state moving from before to after), after."""
+        from PIL import Image as PilImage
+
+        folder = self.data_dir / "interactions" / event.id
+        folder.mkdir(parents=True, exist_ok=True)
+        after = self._render_state()
+        frames = [("before", before_frame)]
+        if event.action != "navigate":
+            for i, frac in enumerate((1 / 3, 2 / 3), start=1):
+                frames.append((f"during_{i}", self._render(self.world.robot_pose, _blend(before, after, frac))))
+        frames.append(("after", self._render(self.world.robot_pose, after)))
+        refs = []
+        for name, frame in frames:
+            path = folder / f"{name}.png"
+            PilImage.fromarray(frame.rgb).save(path, compress_level=1)
+            refs.append(str(path.resolve()))
+        return refs
+
+    def _navigate(self, request: Navigate.Request, response: Navigate.Response) -> Navigate.Response:
+        target = request.target.strip()
+        pose = None if target else pose2d_from_msg(request.pose)
+        return self._skill(response, lambda: self.robot.navigate(target, pose))
+
+    def _detect(self, request: Detect.Request, response: Detect.Response) -> Detect.Response:
+        return self._skill(response, lambda: self.robot.detect(request.query))
+
+    def _open(self, request: Open.Request, response: Open.Response) -> Open.Response:
+        return self._skill(response, lambda: self.robot.open(_required(request.target)))
+
+    def _close(self, request: Close.Request, response: Close.Response) -> Close.Response:
+        return self._skill(response, lambda: self.robot.close(_required(request.target)))
+
+    def _peek(self, request: Peek.Request, response: Peek.Response) -> Peek.Response:
+        return self._skill(response, lambda: self.robot.peek(_required(request.target)))
+
+    def _pick(self, request: Pick.Request, response: Pick.Response) -> Pick.Response:
+        return self._skill(response, lambda: self.robot.pick(_required(request.target)))
+
+    def _place(self, request: Place.Request, response: Place.Response) -> Place.Response:
+        return self._skill(response, lambda: self.robot.place(_required(request.target)))
+
+    # -- simulator control -----------------------------------------------------------
+    def _run_patrol(self, request: RunPatrol.Request, response: RunPatrol.Response) -> RunPatrol.Response:
+        if not math.isfinite(request.rate) or request.rate < 0:
+            raise invalid(f"rate must be >= 0, got {request.rate}")
+        until = parse_until(request.until_task, set(self.scenario.task_by_id))
+        render = bool(request.render or self.config.render)
+        every = max(1, int(self.config.image_every))
+        period = 1.0 / request.rate if request.rate > 0 else 0.0
+        count = 0
+        with self._lock:
+            start = time.monotonic()
+            for obs in self.runner.run_patrols(until):
+                if period:
+                    delay = start + count * period - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                self._publish_state(obs.stamp)
+                self._publish_observation(obs, render and count % every == 0)
+                count += 1
+            response.observations = count
+            response.clock = time_to_msg(self.world.t)
+        self.get_logger().info(f"patrol: {count} observations, clock now {self.world.t:.0f} s")
+        return response
+
+    def _start_task(self, request: StartTask.Request, response: StartTask.Response) -> StartTask.Response:
+        with self._lock:
+            info = self.runner.start_task(_required(request.task_id))
+            self._observe_now()
+        response.instruction, response.budget = info.instruction, int(info.budget)
+        response.type, response.family = info.type, info.family
+        response.clock = time_to_msg(info.clock)
+        return response
+
+    def _score_task(self, request: ScoreTask.Request, response: ScoreTask.Response) -> ScoreTask.Response:
+        with self._lock:
+            score = self.runner.score(_required(request.task_id), answer=request.answer)
+        response.success, response.detail = bool(score.success), score.detail
+        response.physical_actions, response.optimal_actions = int(score.physical_actions), int(score.optimal_actions)
+        return response
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+
+def _required(text: str) -> str:
+    if not text.strip():
+        raise invalid("target must not be empty")
+    return text.strip()
+
+
+def _blend(before, after, frac: float):
+    """Render state part-way from ``before`` to ``after``: objects and doors moving linearly."""
+    pos0, open0, sup0 = before
+    pos1, open1, sup1 = after
+    positions = {}
+    for oid, p1 in pos1.items():
+        p0 = pos0.get(oid)
+        positions[oid] = p1 if p0 is None or p1 is None else tuple(np.add(np.multiply(p0, 1 - frac), np.multiply(p1, frac)))
+    doors = {fid: (1 - frac) * float(open0.get(fid, False)) + frac * float(is_open) for fid, is_open in open1.items()}
+    return positions, doors, {**sup0, **sup1}
+
+
+def main(args: Optional[list[str]] = None) -> None:
+    run_node(SimNode, args)
+
+
+if __name__ == "__main__":
+    main()

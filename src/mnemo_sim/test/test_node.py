@@ -1,0 +1,220 @@
+"""The simulator node over DDS: skills with interaction events and frames, patrols with observations and
+images, task control, and error responses (never a crash) for malformed requests."""
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import rclpy
+import yaml
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+from mnemo_common import names
+from mnemo_common.processes import NodeProcess, ros_env, unique_domain_id
+from mnemo_common.ros import sensor_qos, time_from_msg
+from mnemo_common.types import Status
+from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent, Observation
+from mnemo_interfaces.srv import Close, Detect, Navigate, Open, Peek, Pick, Place, RunPatrol, ScoreTask, StartTask
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import CameraInfo, Image
+
+from mnemo_sim.conversions import image_from_msg, segmentation_from_msg
+
+DEADLINE = 30.0
+
+
+class Harness:
+    """A private-domain ROS context with a client node spun in a background thread; collects topics."""
+
+    def __init__(self, domain: int, nodes=()):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.client = rclpy.create_node("sim_test_client", context=self.context)
+        self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
+        self.nodes = [self.client, *[factory(self.context) for factory in nodes]]
+        for node in self.nodes:
+            self.executor.add_node(node)
+        self.received: dict[str, list] = {}
+        reliable = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
+        for topic, kind, qos in ((names.OBSERVATIONS, Observation, reliable), (names.INTERACTIONS, InteractionEvent, reliable),
+                                 (names.CLOCK, Clock, 10), (names.COLOR_IMAGE, Image, sensor_qos(depth=50)),
+                                 (names.DEPTH_IMAGE, Image, sensor_qos(depth=50)),
+                                 (names.CAMERA_INFO, CameraInfo, sensor_qos(depth=50)),
+                                 (names.SEGMENTATION, InstanceSegmentation, sensor_qos(depth=50))):
+            self.received[topic] = []
+            self.client.create_subscription(kind, topic, self.received[topic].append, qos)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def call(self, srv_type, name: str, **fields):
+        client = self.client.create_client(srv_type, name)
+        try:
+            assert client.wait_for_service(timeout_sec=DEADLINE), f"{name} not available"
+            future = client.call_async(srv_type.Request(**fields))
+            deadline = time.monotonic() + DEADLINE
+            while not future.done():
+                assert time.monotonic() < deadline, f"{name} timed out"
+                time.sleep(0.01)
+            return future.result()
+        finally:
+            self.client.destroy_client(client)
+
+    def wait_for(self, predicate, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(0.02)
+        return predicate()
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        for node in self.nodes:
+            close = getattr(node, "close", None)
+            if callable(close):
+                close()
+            node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def scenario_file(tmp_path, small_data):
+    path = tmp_path / "small.yaml"
+    path.write_text(yaml.safe_dump(small_data))
+    return path
+
+
+def sim_factory(scenario: Path, data_dir: Path, **params):
+    from mnemo_sim.node import SimNode
+
+    values = {"scenario": str(scenario), "data_dir": str(data_dir), "miss_grasp_probability": 0.0, **params}
+    return lambda context: SimNode(context=context, parameter_overrides=[Parameter(k, value=v) for k, v in values.items()])
+
+
+@pytest.fixture
+def rendered_sim(scenario_file, tmp_path):
+    h = Harness(unique_domain_id(), [sim_factory(scenario_file, tmp_path / "data", render=True)])
+    yield h
+    h.close()
+
+
+def test_skills_report_outcomes_events_and_frames(rendered_sim, tmp_path):
+    h = rendered_sim
+    started = h.call(StartTask, names.SIM_START_TASK, task_id="cab_a")
+    assert started.error_code == Status.OK and started.instruction.startswith("Find the ketchup")
+    assert time_from_msg(started.clock) == 86400 + 18 * 3600 and started.budget == 10
+
+    nav = h.call(Navigate, names.SKILL_NAVIGATE, target="cabinet_1")
+    assert nav.error_code == Status.OK and nav.at_fixture == "cabinet_1" and nav.room == "kitchen" and nav.duration > 0
+    # A fresh observation from the new pose, and a camera frame with one stamp on all four streams.
+    assert h.wait_for(lambda: any(o.robot_pose.x == pytest.approx(nav.robot_pose.x) for o in h.received[names.OBSERVATIONS]))
+    assert h.wait_for(lambda: all(h.received[t] for t in (names.COLOR_IMAGE, names.DEPTH_IMAGE, names.CAMERA_INFO,
+                                                            names.SEGMENTATION)))
+    color, depth = h.received[names.COLOR_IMAGE][-1], h.received[names.DEPTH_IMAGE][-1]
+    info, seg_msg = h.received[names.CAMERA_INFO][-1], h.received[names.SEGMENTATION][-1]
+    assert color.header.stamp == depth.header.stamp == info.header.stamp == seg_msg.header.stamp
+    assert (color.encoding, depth.encoding, color.width, color.height) == ("rgb8", "32FC1", 640, 480)
+    assert info.k[0] > 0 and info.k[2] == pytest.approx(319.5)
+    seg, ids, _labels, kinds = segmentation_from_msg(seg_msg)
+    assert "cabinet_1" in ids.values() and kinds[next(v for v, i in ids.items() if i == "cabinet_1")] == "fixture"
+    assert "secret_1" not in ids.values()  # inside a closed cabinet: never in the picture
+    assert np.isfinite(image_from_msg(depth)[seg >= 0]).all()
+
+    # Locked: contact but no motion, and the failure comes back as an error code with the signals.
+    locked = h.call(Open, names.SKILL_OPEN, target="cabinet_1")
+    assert locked.error_code == Status.FAILED and locked.signals.contact and locked.signals.joint_displacement < 0.05
+    assert h.wait_for(lambda: any(e.id == locked.interaction_id for e in h.received[names.INTERACTIONS]))
+    event = next(e for e in h.received[names.INTERACTIONS] if e.id == locked.interaction_id)
+    assert event.action == "open" and not event.success and len(event.frame_refs) == 4
+    assert all(Path(p).is_file() for p in event.frame_refs)
+    assert Path(event.frame_refs[0]).parent == (tmp_path / "data" / "interactions" / event.id).resolve()
+
+    h.call(Navigate, names.SKILL_NAVIGATE, target="cabinet_2")
+    opened = h.call(Open, names.SKILL_OPEN, target="cabinet_2")
+    assert opened.error_code == Status.OK and opened.signals.joint_displacement > 1.0
+    assert h.wait_for(lambda: any(e.id == opened.interaction_id for e in h.received[names.INTERACTIONS]))
+    event = next(e for e in h.received[names.INTERACTIONS] if e.id == opened.interaction_id)
+    assert "ketchup bottle" in event.seen_contents
+    from PIL import Image as PilImage
+
+    before, after = (np.asarray(PilImage.open(event.frame_refs[i])).astype(int) for i in (0, -1))
+    assert (np.abs(before - after).sum(axis=2) > 30).mean() > 0.02  # the door swung open in the picture
+
+    peek = h.call(Peek, names.SKILL_PEEK, target="cabinet_2")
+    assert peek.error_code == Status.OK and [d.instance_id for d in peek.contents] == ["ketchup_1"]
+    detect = h.call(Detect, names.SKILL_DETECT, query="ketchup")
+    assert detect.error_code == Status.OK and [d.label for d in detect.detections] == ["ketchup bottle"]
+    score = h.call(ScoreTask, names.SIM_SCORE_TASK, task_id="cab_a", answer="")
+    assert score.error_code == Status.OK and score.success and score.physical_actions >= 4
+
+    # Continuing the sequence: the cabinet stays open; pick, then place back and close.
+    assert h.call(StartTask, names.SIM_START_TASK, task_id="cab_b").error_code == Status.OK
+    pick = h.call(Pick, names.SKILL_PICK, target="ketchup")
+    assert pick.error_code == Status.OK and pick.picked_id == "ketchup_1" and pick.signals.gripper_closure > 0
+    place = h.call(Place, names.SKILL_PLACE, target="cabinet_2")
+    assert place.error_code == Status.OK and place.placed_id == "ketchup_1"
+    assert h.call(Close, names.SKILL_CLOSE, target="cabinet_2").error_code == Status.OK
+
+
+def test_malformed_requests_get_error_responses(rendered_sim):
+    h = rendered_sim
+    cases = [
+        (Open, names.SKILL_OPEN, {"target": ""}, Status.INVALID_ARGUMENT),
+        (Open, names.SKILL_OPEN, {"target": "no_such_thing"}, Status.NOT_FOUND),
+        (Navigate, names.SKILL_NAVIGATE, {"target": "nowhere"}, Status.NOT_FOUND),
+        (Pick, names.SKILL_PICK, {"target": "   "}, Status.INVALID_ARGUMENT),
+        (StartTask, names.SIM_START_TASK, {"task_id": "no_task"}, Status.INVALID_ARGUMENT),
+        (ScoreTask, names.SIM_SCORE_TASK, {"task_id": "find_mug"}, Status.INVALID_ARGUMENT),
+        (RunPatrol, names.SIM_RUN_PATROL, {"until_task": "next tuesday"}, Status.INVALID_ARGUMENT),
+        (RunPatrol, names.SIM_RUN_PATROL, {"until_task": "", "rate": -1.0}, Status.INVALID_ARGUMENT),
+    ]
+    for srv, name, fields, code in cases:
+        response = h.call(srv, name, **fields)
+        assert response.error_code == code, (name, fields, response.error_msg)
+        assert response.error_msg
+    from geometry_msgs.msg import Pose2D
+
+    bad_pose = h.call(Navigate, names.SKILL_NAVIGATE, target="", pose=Pose2D(x=math.nan, y=0.0, theta=0.0))
+    assert bad_pose.error_code == Status.INVALID_ARGUMENT
+    outside = h.call(Navigate, names.SKILL_NAVIGATE, target="", pose=Pose2D(x=50.0, y=50.0, theta=0.0))
+    assert outside.error_code == Status.INVALID_ARGUMENT
+    # Still serving.
+    assert h.call(Navigate, names.SKILL_NAVIGATE, target="table_1").error_code == Status.OK
+
+
+def test_patrol_process_publishes_observations_and_images(scenario_file, tmp_path):
+    """The real node in its own process: RunPatrol over DDS, every observation received, images every Nth."""
+    domain = unique_domain_id()
+    params = {"scenario": str(scenario_file), "data_dir": str(tmp_path / "data"), "render": False,
+              "image_every": 40, "publish_rate": 20.0}
+    with NodeProcess("mnemo_sim.node", names.SIM_NODE, params, env=ros_env(domain), log_dir=tmp_path / "log") as proc:
+        h = Harness(domain)
+        try:
+            response = h.call(RunPatrol, names.SIM_RUN_PATROL, until_task="day 0 12:00", rate=0.0, render=True)
+            assert response.error_code == Status.OK, response.error_msg
+            assert response.observations == 200 and time_from_msg(response.clock) == pytest.approx(11 * 3600)
+            assert h.wait_for(lambda: len(h.received[names.OBSERVATIONS]) >= 200), len(h.received[names.OBSERVATIONS])
+            stamps = [time_from_msg(o.header.stamp) for o in h.received[names.OBSERVATIONS]]
+            assert stamps == sorted(stamps) and stamps[0] == pytest.approx(9 * 3600)
+            assert any(o.sightings for o in h.received[names.OBSERVATIONS])
+            assert not any(s.object_id == "secret_1" for o in h.received[names.OBSERVATIONS] for s in o.sightings)
+            # Images for every 40th observation (best effort: allow a loss), stamped like their observation.
+            assert h.wait_for(lambda: len(h.received[names.COLOR_IMAGE]) >= 4)
+            image_stamps = {time_from_msg(m.header.stamp) for m in h.received[names.COLOR_IMAGE]}
+            assert image_stamps <= set(stamps)
+            assert h.wait_for(lambda: h.received[names.CLOCK])
+            # The second patrol (day 1) runs on the next request; nothing is run twice.
+            again = h.call(RunPatrol, names.SIM_RUN_PATROL, until_task="find_mug", rate=0.0, render=False)
+            assert again.observations == 200
+            assert h.call(RunPatrol, names.SIM_RUN_PATROL, until_task="find_mug").observations == 0
+        finally:
+            h.close()
+        assert proc.alive(), proc.log()

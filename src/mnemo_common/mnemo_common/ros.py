@@ -52,7 +52,10 @@ def declare_config(node: Node, config_type: Type[T], descriptions: dict[str, str
         if isinstance(default, tuple):
             default = list(default)
         name = prefix + f.name
-        descriptor = ParameterDescriptor(description=descriptions.get(f.name, f.name.replace("_", " ")))
+        # An empty list default has no element type; without dynamic typing rclpy would fix it to
+        # BYTE_ARRAY and reject a string list from a parameters file.
+        descriptor = ParameterDescriptor(description=descriptions.get(f.name, f.name.replace("_", " ")),
+                                         dynamic_typing=isinstance(default, list) and not default)
         value = node.declare_parameter(name, default, descriptor).value
         if isinstance(f.default, tuple) and isinstance(value, list):
             value = tuple(value)

@@ -768,8 +768,12 @@ class SceneGraph:
             if node.parent not in self:
                 return False
             container = self._node(node.parent)
-            opened = (container.prop("is_opened") or container.prop("open")).strip().lower()
-            return opened in ("true", "yes", "1", "open")
+            # Whichever was written last: the analyzer's is_opened or the sighted open/closed state.
+            stamped = [p for p in (container.properties.get("is_opened"), container.properties.get("state")) if p]
+            if not stamped:
+                return False
+            latest = max(stamped, key=lambda p: p.stamp).value.strip().lower()
+            return latest in ("true", "yes", "1", "open", "opened")
         return True
 
     def mark_unseen(self, visible_fn: VisibleFn, stamp: float, room: str = "", seen: Iterable[str] = (),

@@ -51,9 +51,9 @@ class SceneGraphNodeConfig:
     near_radius: float = 0.5
     max_stamp_lag: float = 3600.0
     mark_stale: bool = True
-    camera_hfov_deg: float = 71.0
-    camera_vfov_deg: float = 58.0
-    camera_max_range: float = 3.5
+    camera_hfov_deg: float = 65.0
+    camera_vfov_deg: float = 51.0
+    camera_max_range: float = 4.5
     visibility_margin: float = 0.85
     publish_period: float = 1.0
     snapshot_every: int = 2000

@@ -160,6 +160,15 @@ def test_object_in_closed_container_is_not_marked_stale():
     assert r.stale == ["mug_1"]
 
 
+def test_sighted_open_state_of_a_container_decides_observability():
+    g = SceneGraph()
+    drawer_open = Sighting("drawer", (0, 0, 0.4), {"state": "open"}, kind="fixture", object_id="drawer_1")
+    drawer_closed = Sighting("drawer", (0, 0, 0.4), {"state": "closed"}, kind="fixture", object_id="drawer_1")
+    g.integrate_observation(obs(1.0, [drawer_open, mug(0, 0, 0.3, support="drawer_1", relation="in")]))
+    assert g.integrate_observation(obs(2.0, [drawer_closed]), visible_fn=everything_visible).stale == []
+    assert g.integrate_observation(obs(3.0, [drawer_open]), visible_fn=everything_visible).stale == ["mug_1"]
+
+
 def test_other_room_and_out_of_view_nodes_are_not_marked_stale():
     g = SceneGraph()
     g.integrate_observation(obs(1.0, [mug(1.0, 2.0)], room="kitchen"))

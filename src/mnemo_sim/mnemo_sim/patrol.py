@@ -65,9 +65,9 @@ class CameraConfig:
         return 2.0 * math.atan(math.tan(self.hfov / 2) * self.height_px / self.width)
 
     def intrinsics(self) -> tuple[float, float, float, float]:
-        """Pinhole fx, fy, cx, cy in pixels (square pixels)."""
+        """Pinhole fx, fy, cx, cy in pixels (square pixels, pixel centres at integers as in mnemo_sim.camera)."""
         f = (self.width / 2) / math.tan(self.hfov / 2)
-        return (f, f, self.width / 2, self.height_px / 2)
+        return (f, f, (self.width - 1) / 2, (self.height_px - 1) / 2)
 
 
 DEFAULT_CAMERA = CameraConfig()

@@ -31,7 +31,7 @@ def test_camera_optical_frame_looks_forward_and_down():
 def test_intrinsics_match_fov():
     cam = CameraConfig()
     fx, fy, cx, cy = cam.intrinsics()
-    assert cx == 320 and cy == 240 and abs(2 * math.atan(320 / fx) - cam.hfov) < 1e-9
+    assert cx == 319.5 and cy == 239.5 and abs(2 * math.atan(320 / fx) - cam.hfov) < 1e-9
 
 
 def _look_at(world, x, y, tx, ty):

@@ -244,6 +244,10 @@ def match_phrase(phrase: str, candidates: Sequence[str], embedder, lexical_only:
                 if c not in best or best[c].score < 1.0 or len(span) > len(best[c].span):
                     best[c] = Match(c, 1.0, nc)
     if not lexical_only:
+        # embeddings score the head noun phrase: spans ending at the last word ("tomato sauce",
+        # "sauce"), so a modifier alone ("tomato") cannot name a different thing
+        words = phrase.split()
+        spans = [" ".join(words[i:]) for i in range(len(words))]
         vs = embedder.embed(spans)
         vc = embedder.embed(norm_cands)
         sims = np.asarray(vs, dtype=np.float32) @ np.asarray(vc, dtype=np.float32).T  # spans x candidates
@@ -252,7 +256,7 @@ def match_phrase(phrase: str, candidates: Sequence[str], embedder, lexical_only:
                 continue
             i = int(np.argmax(sims[:, j]))
             # the whole phrase speaks for the candidate as much as its best part does
-            score = float(max(sims[i, j], sims[-1, j] if len(spans) else 0.0))
+            score = float(sims[i, j])
             best[c] = Match(c, score, spans[i])
     return sorted(best.values(), key=lambda m: (-m.score, m.candidate))
 

@@ -1,0 +1,374 @@
+"""The planner's tools over the cores in one process (no ROS): the benchmark and the tests use it.
+
+`InProcessToolbox` executes actions against a robot exposing the skill calls
+(navigate/detect/open/close/peek/pick/place -> SkillResult), a memory service
+(search_text/search_time/search_position/get), a SceneGraph core, the interaction analyzer
+(learning from doing: what a skill's signals reveal, e.g. a locked door, is written into the
+scene graph) and a keyframe retriever. Each part can be switched off for ablations; a switched-off
+tool answers an error outcome (and still costs the step the policy spent on it).
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Optional
+
+from mnemo_common.types import (
+    Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, PropertyValue, SkillResult,
+)
+
+from mnemo_planner.tools import Action, ToolOutcome, error_outcome
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """Which parts of memory the planner may use (MessyMem's table: SG, SG+IA, SG+KF, SG+IA+KF;
+    STAR's TR+S is use_scene_graph=False)."""
+
+    use_memory: bool = True
+    use_scene_graph: bool = True
+    use_interaction_analysis: bool = True
+    use_keyframes: bool = False
+
+
+def node_dict(node: Any) -> dict:
+    """A scene-graph node as the plain dict the policies read (same keys over ROS)."""
+    props = {k: getattr(v, "value", v) for k, v in (getattr(node, "properties", {}) or {}).items()}
+    return {"id": node.id, "label": node.label, "kind": node.kind, "position": tuple(node.position),
+            "room": node.room, "parent": node.parent, "relation": node.relation,
+            "first_seen": float(node.first_seen), "last_seen": float(node.last_seen),
+            "observation_count": int(node.observation_count), "properties": props,
+            "contents": list(node.contents), "state": node.state, "task_history": list(node.task_history),
+            "trail": [{"parent": loc.parent, "since": float(loc.since), "until": float(loc.until)}
+                      for loc in [*getattr(node, "location_trail", []), node.location()] if loc.parent]
+            if hasattr(node, "location") else []}
+
+
+def describe_records(records: list[MemoryRecord], limit: int = 5) -> str:
+    if not records:
+        return "no records"
+    parts = []
+    for r in records[:limit]:
+        day, rest = divmod(int(r.stamp), 86400)
+        parts.append(f"[{r.id} day {day} {rest // 3600:02d}:{rest % 3600 // 60:02d} {r.room}] {r.caption[:160]}")
+    more = f" (+{len(records) - limit} more)" if len(records) > limit else ""
+    return f"{len(records)} records: " + " | ".join(parts) + more
+
+
+def describe_nodes(nodes: list[dict], limit: int = 12) -> str:
+    if not nodes:
+        return "no nodes"
+    parts = []
+    for n in nodes[:limit]:
+        where = f" {n['relation'] or 'at'} {n['parent']}" if n.get("parent") else ""
+        props = ",".join(f"{k}={v}" for k, v in n.get("properties", {}).items() if k != "instance_id")
+        parts.append(f"{n['id']} ({n['label']}{'; ' + props if props else ''}){where} [{n.get('state', '')}]")
+    more = f" (+{len(nodes) - limit} more)" if len(nodes) > limit else ""
+    return f"{len(nodes)} nodes: " + "; ".join(parts) + more
+
+
+def describe_detections(detections: list[Detection]) -> str:
+    if not detections:
+        return "nothing seen"
+    return "saw " + ", ".join(
+        f"{d.label}" + (f" ({','.join(f'{v}' for v in d.attributes.values())})" if d.attributes else "")
+        + (f" [{d.instance_id or d.node_id}]" if (d.instance_id or d.node_id) else "") for d in detections)
+
+
+def memory_filter(args: dict) -> MemoryFilter:
+    f = MemoryFilter(since=args.get("since"), until=args.get("until"), room=args.get("room", ""),
+                     labels=list(args.get("labels", [])))
+    if "x" in args and "y" in args and args.get("radius", 0.0) > 0:
+        f.near, f.radius = (float(args["x"]), float(args["y"])), float(args["radius"])
+    return f
+
+
+class InProcessToolbox:
+    def __init__(self, robot: Any, memory: Any = None, graph: Any = None, analyzer: Any = None,
+                 keyframes: Any = None, ablation: Ablation = Ablation(),
+                 clock: Optional[Callable[[], float]] = None):
+        self.robot, self.memory, self.graph = robot, memory, graph
+        self.analyzer, self.keyframes, self.ablation = analyzer, keyframes, ablation
+        self.clock = clock or (lambda: 0.0)
+        self.tool_seconds = 0.0  # time spent inside the cores (the benchmark's baseline)
+
+    def execute(self, action: Action) -> ToolOutcome:
+        import time
+
+        handler = getattr(self, "_" + action.tool, None)
+        if handler is None:
+            return error_outcome(f"tool {action.tool!r} is not available here")
+        t0 = time.perf_counter()
+        try:
+            return handler(**action.arguments)
+        except MnemoError as exc:
+            return error_outcome(f"{exc.code.name.lower()}: {exc.message}")
+        finally:
+            self.tool_seconds += time.perf_counter() - t0
+
+    # -- memory ------------------------------------------------------------------------------
+    def _need_memory(self) -> None:
+        if self.memory is None or not self.ablation.use_memory:
+            raise MnemoError(3, "long-term memory is not available")
+
+    def _records(self, records: list[MemoryRecord]) -> ToolOutcome:
+        return ToolOutcome(True, describe_records(records), {"records": records})
+
+    def _search_memory(self, text: str, k: int = 5, **kw: Any) -> ToolOutcome:
+        self._need_memory()
+        return self._records(self.memory.search_text(text, k=k, filter=memory_filter(kw)))
+
+    def _search_memory_time(self, since: Optional[float] = None, until: Optional[float] = None,
+                            around: Optional[float] = None, text: str = "", k: int = 5, room: str = "") -> ToolOutcome:
+        self._need_memory()
+        return self._records(self.memory.search_time(since=since, until=until, around=around, k=k, text=text,
+                                                     filter=MemoryFilter(room=room)))
+
+    def _search_memory_position(self, x: float, y: float, radius: float = 0.0, text: str = "", k: int = 5) -> ToolOutcome:
+        self._need_memory()
+        return self._records(self.memory.search_position(x, y, radius=radius, k=k, text=text))
+
+    def _look_again(self, record_id: str) -> ToolOutcome:
+        self._need_memory()
+        record = self.memory.get(record_id)
+        raw = getattr(record, "raw_ref", "")
+        sightings = ", ".join(f"{s.label}@{s.support or '?'}" for s in record.sightings)
+        return ToolOutcome(True, f"{record.caption} | sightings: {sightings} | raw: {raw or 'none'}",
+                           {"record": record, "raw_path": raw})
+
+    # -- scene graph --------------------------------------------------------------------------
+    def _need_graph(self) -> None:
+        if self.graph is None or not self.ablation.use_scene_graph:
+            raise MnemoError(3, "the scene graph is not available")
+
+    def _query_scene_graph(self, label: str = "", attributes: Optional[dict] = None, in_fixture: str = "",
+                           room: str = "", include_stale: bool = False, k: int = 0) -> ToolOutcome:
+        self._need_graph()
+        nodes = [node_dict(n) for n in self.graph.query(label=label or None, attributes=attributes or None,
+                                                        in_fixture=in_fixture or None, room=room or None,
+                                                        include_stale=include_stale, k=k)]
+        return ToolOutcome(True, describe_nodes(nodes), {"nodes": nodes})
+
+    def _node_history(self, node_id: str) -> ToolOutcome:
+        self._need_graph()
+        node = node_dict(self.graph.get(self.graph.resolve(node_id)))
+        events = [e.to_dict() if hasattr(e, "to_dict") else asdict(e) for e in self.graph.history(node_id)]
+        lines = [f"{e.get('kind')}:{e.get('field', '')}={e.get('new')}" for e in events[-8:]]
+        return ToolOutcome(True, f"{describe_nodes([node])}; history: {'; '.join(lines) or 'none'}",
+                           {"node": node, "events": events})
+
+    def _retrieve_keyframes(self, task: str, k: int = 4) -> ToolOutcome:
+        if self.keyframes is None or not self.ablation.use_keyframes:
+            return error_outcome("keyframes are not available")
+        frames = list(self.keyframes.retrieve(task, k=k))
+        frames = [getattr(f, "meta", f) for f in frames]
+        text = "; ".join(f"{f.id} ({f.trigger} {f.action} {','.join(f.labels)}) {f.caption[:80]}" for f in frames)
+        return ToolOutcome(True, f"{len(frames)} keyframes: {text or 'none'}", {"keyframes": frames})
+
+    # -- physical skills ------------------------------------------------------------------------
+    def _skill(self, result: SkillResult, data: dict) -> ToolOutcome:
+        data.setdefault("signals", result.signals)
+        learned = self._learn(result)
+        if learned:
+            data["learned"] = learned
+            if learned.get("locked") == "true":
+                data["locked"] = True
+        text = result.message or ("ok" if result.success else "failed")
+        if learned:
+            text += " (learned " + ", ".join(f"{k}={v}" for k, v in learned.items()) + ")"
+        return ToolOutcome(bool(result.success), f"{result.skill} {result.target}: {text}", data)
+
+    def _learn(self, result: SkillResult) -> dict[str, str]:
+        """Learning from doing: the analyzer reads the skill's signals; its findings go to the scene
+        graph. Without the analyzer the graph still records what was done (task history)."""
+        if result.skill not in ("open", "close", "pick", "place", "peek"):
+            return {}
+        now = float(self.clock())
+        if self.analyzer is None or not self.ablation.use_interaction_analysis:
+            if self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph:
+                contents = [d.label for d in result.detections] if result.skill == "peek" else []
+                self.graph.update(result.target, contents_add=contents, source="interaction", stamp=now,
+                                  outcome=f"{result.skill}:{'ok' if result.success else 'failed'}")
+            return {}
+        event = InteractionEvent(id=result.interaction_id or uuid.uuid4().hex[:12], action=result.skill,
+                                 target=result.target, start=now - max(result.signals.duration, 0.0), end=now,
+                                 success=result.success, code=result.code, message=result.message,
+                                 signals=result.signals, seen_contents=[d.label for d in result.detections],
+                                 picked_id=result.picked_id, robot_pose=result.robot_pose)
+        analysis = self.analyzer.analyze(event)
+        updates = getattr(analysis, "property_updates", None) or getattr(analysis, "properties", None) or {}
+        learned = {k: str(getattr(v, "value", v)) for k, v in dict(updates).items()}
+        if self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph:
+            props = {k: (v if isinstance(v, PropertyValue) else PropertyValue(str(v), 1.0, "interaction", now))
+                     for k, v in dict(updates).items()}
+            outcome = getattr(analysis, "outcome", "") or \
+                f"{result.skill}:{'ok' if result.success else 'failed'}" + (":locked" if learned.get("locked") == "true" else "")
+            contents = [d.label for d in result.detections] if result.skill == "peek" else []
+            self.graph.update(result.target, properties=props, contents_add=contents, outcome=outcome,
+                              source="interaction", stamp=now)
+        return learned
+
+    def _navigate(self, target: str = "", x: Optional[float] = None, y: Optional[float] = None,
+                  yaw: float = 0.0) -> ToolOutcome:
+        pose = Pose2D(float(x), float(y), float(yaw)) if x is not None and y is not None and not target else None
+        r = self.robot.navigate(target=target, pose=pose)
+        pose_t = (r.robot_pose.x, r.robot_pose.y, r.robot_pose.yaw) if r.robot_pose else None
+        return self._skill(r, {"at_fixture": r.at_fixture, "room": r.room, "robot_pose": pose_t})
+
+    def _detect(self, query: str = "") -> ToolOutcome:
+        r = self.robot.detect(query)
+        out = self._skill(r, {"detections": list(r.detections)})
+        out.summary = f"detect: {describe_detections(r.detections)}" if r.success else out.summary
+        return out
+
+    def _open(self, target: str) -> ToolOutcome:
+        return self._skill(self.robot.open(target), {})
+
+    def _close(self, target: str) -> ToolOutcome:
+        return self._skill(self.robot.close(target), {})
+
+    def _peek(self, target: str) -> ToolOutcome:
+        r = self.robot.peek(target)
+        out = self._skill(r, {"contents": list(r.detections)})
+        out.summary = f"peek {target}: {describe_detections(r.detections)}" if r.success else out.summary
+        return out
+
+    def _pick(self, target: str) -> ToolOutcome:
+        r = self.robot.pick(target)
+        return self._skill(r, {"picked_id": r.picked_id, "picked_label": r.picked_label})
+
+    def _place(self, target: str) -> ToolOutcome:
+        return self._skill(self.robot.place(target), {})
+
+
+# -- the whole stack in one process: patrol into memory, then every task through the loop ----------
+@dataclass
+class TaskRun:
+    task_id: str
+    type: str
+    family: str
+    instruction: str
+    success: bool  # per the simulator's scorer
+    planner_success: bool  # what the planner believed
+    detail: str
+    steps: int
+    budget: int
+    physical_actions: int
+    optimal_actions: int
+    wall_time: float
+    planner_seconds: float  # wall time minus the time spent inside tools (skills, memory, graph)
+    answer: str = ""
+    object_id: str = ""
+    trace: list = None  # list[PlannerStep]
+
+
+def _default_memory():
+    """The memory core when mnemo_memory is importable (None otherwise: no long-term memory)."""
+    try:
+        from mnemo_memory.store import MemoryService  # type: ignore
+    except ImportError:
+        return None
+    try:
+        return MemoryService()
+    except TypeError:
+        return None
+
+
+class _ObservingToolbox(InProcessToolbox):
+    """Everything the robot sees while acting goes into memory and the scene graph too."""
+
+    def __init__(self, *args, observe: Optional[Callable[[], Any]] = None, sink: Optional[Callable[[Any], None]] = None,
+                 **kwargs):
+        super().__init__(*args, **kwargs)
+        self._observe, self._sink = observe, sink
+
+    def execute(self, action: Action) -> ToolOutcome:
+        import time
+
+        outcome = super().execute(action)
+        if action.tool in ("navigate", "open", "close", "pick", "place", "peek") and self._observe is not None:
+            t0 = time.perf_counter()
+            self._sink(self._observe())
+            self.tool_seconds += time.perf_counter() - t0
+        return outcome
+
+
+class InProcessStack:
+    """A scenario's simulator, memory, scene graph and analyzer in one process.
+
+    `patrol(until)` feeds every patrol observation before `until` into memory and the scene graph;
+    `run_task(task_id, policy)` starts the task in the simulator, runs the loop and scores it.
+    """
+
+    def __init__(self, scenario: Any, ablation: Ablation = Ablation(), seed: Optional[int] = None,
+                 memory: Any = "default", analyzer: Any = "default", keyframes: Any = None):
+        from mnemo_scene_graph.graph import SceneGraph
+        from mnemo_sim.scenario import load_scenario
+        from mnemo_sim.tasks import TaskRunner
+
+        self.scenario = load_scenario(scenario) if not hasattr(scenario, "tasks") else scenario
+        self.ablation = ablation
+        self.runner = TaskRunner(self.scenario, seed)
+        self.graph = SceneGraph()
+        self.memory = _default_memory() if memory == "default" else memory
+        if analyzer == "default":
+            try:
+                from mnemo_interaction.analyzer import SignalAnalyzer  # type: ignore
+
+                analyzer = SignalAnalyzer()
+            except (ImportError, TypeError):
+                analyzer = None
+        self.analyzer = analyzer
+        self.keyframes = keyframes
+        self.observations = 0
+        self.toolbox = _ObservingToolbox(self.runner.robot, self.memory, self.graph, self.analyzer, keyframes,
+                                         ablation, clock=lambda: self.runner.world.t,
+                                         observe=self.runner.robot.observe, sink=self.ingest)
+
+    def ingest(self, obs: Any) -> None:
+        self.graph.integrate_observation(obs)
+        if self.memory is not None:
+            add = getattr(self.memory, "add_observation", None) or getattr(self.memory, "add")
+            add(obs)
+        self.observations += 1
+
+    def patrol(self, until: Any) -> int:
+        n = 0
+        for obs in self.runner.run_patrols(until):
+            self.ingest(obs)
+            n += 1
+        return n
+
+    def run_task(self, task_id: str, policy: Any) -> TaskRun:
+        import time
+
+        from mnemo_planner.loop import run_task
+
+        self.patrol(task_id)
+        info = self.runner.start_task(task_id)
+        task = self.scenario.task_by_id[task_id]
+        self.toolbox.tool_seconds = 0.0
+        t0 = time.perf_counter()
+        result = run_task(info.instruction, info.budget, policy, self.toolbox, lambda: self.runner.world.t)
+        wall = time.perf_counter() - t0
+        score = self.runner.score(task_id, answer=result.answer)
+        return TaskRun(task_id, task.type, task.family, task.instruction, bool(score.success), result.success,
+                       score.detail, result.steps_used, info.budget, score.physical_actions, score.optimal_actions,
+                       wall, max(0.0, wall - self.toolbox.tool_seconds), result.answer, result.object_id,
+                       result.trace)
+
+    def run_all(self, policy_factory: Callable[[], Any], task_ids: Optional[list[str]] = None) -> list[TaskRun]:
+        ids = task_ids or [t.id for t in self.scenario.tasks]
+        return [self.run_task(tid, policy_factory()) for tid in ids]
+
+
+def run_scenario(scenario: Any, policy_factory: Optional[Callable[[], Any]] = None, ablation: Ablation = Ablation(),
+                 seed: Optional[int] = None, task_ids: Optional[list[str]] = None, **kwargs: Any) -> list[TaskRun]:
+    """Patrol, then every task (or the given ones) with a fresh policy each; the benchmark's entry point."""
+    if policy_factory is None:
+        from mnemo_planner.offline_policy import OfflinePolicy
+
+        def policy_factory():
+            return OfflinePolicy(use_scene_graph=ablation.use_scene_graph, use_memory=ablation.use_memory)
+    stack = InProcessStack(scenario, ablation, seed, **kwargs)
+    return stack.run_all(policy_factory, task_ids)

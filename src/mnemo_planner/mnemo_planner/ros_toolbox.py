@@ -1,0 +1,227 @@
+"""The planner's tools as asynchronous ROS service calls (memory, scene graph, keyframes, skills).
+
+Clients live in their own callback group and are awaited (never spun on), each call bounded
+by a timeout and abandoned early when the task is canceled, so a slow service never blocks the
+action's feedback or cancel handling.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Optional
+
+from mnemo_common import names
+from mnemo_common.ros import detection_from_msg, kv_to_msgs, memory_filter_to_msg, pose2d_from_msg, time_to_msg
+from mnemo_common.types import MnemoError, Status
+from mnemo_interfaces import srv
+from rclpy.callback_groups import ReentrantCallbackGroup
+
+from mnemo_planner.conversions import node_dict_from_msg, record_from_msg
+from mnemo_planner.inprocess import describe_detections, describe_nodes, describe_records, memory_filter
+from mnemo_planner.tools import Action, ToolOutcome, error_outcome
+
+SERVICES = {
+    "search_memory": (srv.SearchMemoryByText, names.MEMORY_SEARCH_TEXT),
+    "search_memory_time": (srv.SearchMemoryByTime, names.MEMORY_SEARCH_TIME),
+    "search_memory_position": (srv.SearchMemoryByPosition, names.MEMORY_SEARCH_POSITION),
+    "look_again": (srv.GetMemoryRecord, names.MEMORY_GET_RECORD),
+    "query_scene_graph": (srv.QueryObjects, names.GRAPH_QUERY),
+    "node_history": (srv.GetNodeHistory, names.GRAPH_HISTORY),
+    "retrieve_keyframes": (srv.RetrieveKeyframes, names.KEYFRAMES_RETRIEVE),
+    "navigate": (srv.Navigate, names.SKILL_NAVIGATE),
+    "detect": (srv.Detect, names.SKILL_DETECT),
+    "open": (srv.Open, names.SKILL_OPEN),
+    "close": (srv.Close, names.SKILL_CLOSE),
+    "peek": (srv.Peek, names.SKILL_PEEK),
+    "pick": (srv.Pick, names.SKILL_PICK),
+    "place": (srv.Place, names.SKILL_PLACE),
+}
+SKILLS = ("navigate", "detect", "open", "close", "peek", "pick", "place")
+
+
+class _Yield:
+    """Awaitable that gives the executor one turn (rclpy resumes pending tasks every spin)."""
+
+    def __await__(self):
+        time.sleep(0.001)  # don't burn a core while a slow service works
+        yield
+
+
+class RosToolbox:
+    def __init__(self, node: Any, service_timeout: float = 30.0, skill_timeout: float = 300.0,
+                 use_keyframes: bool = True):
+        self.node = node
+        self.group = ReentrantCallbackGroup()
+        self.service_timeout, self.skill_timeout, self.use_keyframes = service_timeout, skill_timeout, use_keyframes
+        self.clients = {tool: node.create_client(t, name, callback_group=self.group)
+                        for tool, (t, name) in SERVICES.items()}
+        self.should_cancel: Callable[[], bool] = lambda: False
+        self.call_seconds = 0.0
+
+    def destroy(self) -> None:
+        for client in self.clients.values():
+            self.node.destroy_client(client)
+
+    async def call(self, tool: str, request: Any, timeout: Optional[float] = None) -> Any:
+        client = self.clients[tool]
+        limit = timeout if timeout is not None else (self.skill_timeout if tool in SKILLS else self.service_timeout)
+        deadline = time.monotonic() + limit
+        t0 = time.perf_counter()
+        try:
+            while not client.service_is_ready():
+                if time.monotonic() > deadline:
+                    raise MnemoError(Status.UNAVAILABLE, f"service {client.srv_name} is not available")
+                if self.should_cancel():
+                    raise MnemoError(Status.CANCELED, "canceled")
+                await _Yield()
+            future = client.call_async(request)
+            while not future.done():
+                if time.monotonic() > deadline or self.should_cancel():
+                    client.remove_pending_request(future)
+                    if self.should_cancel():
+                        raise MnemoError(Status.CANCELED, "canceled")
+                    raise MnemoError(Status.TIMEOUT, f"{client.srv_name} did not answer within {limit:.1f} s")
+                await _Yield()
+            response = future.result()
+        finally:
+            self.call_seconds += time.perf_counter() - t0
+        if getattr(response, "error_code", 0) != 0:
+            raise MnemoError(Status(response.error_code) if response.error_code <= 8 else Status.INTERNAL,
+                             response.error_msg or "failed")
+        return response
+
+    async def execute(self, action: Action) -> ToolOutcome:
+        handler = getattr(self, "_" + action.tool, None)
+        if handler is None or action.tool not in SERVICES:
+            return error_outcome(f"tool {action.tool!r} is not available here")
+        try:
+            return await handler(**action.arguments)
+        except MnemoError as exc:
+            return ToolOutcome(False, f"{action.tool}: {exc.code.name.lower()}: {exc.message}",
+                               {"error": exc.message, "code": int(exc.code)})
+
+    # -- memory ------------------------------------------------------------------------------
+    async def _records(self, tool: str, request: Any) -> ToolOutcome:
+        response = await self.call(tool, request)
+        records = [record_from_msg(m) for m in response.records]
+        return ToolOutcome(True, describe_records(records), {"records": records})
+
+    async def _search_memory(self, text: str, k: int = 5, **kw: Any) -> ToolOutcome:
+        return await self._records("search_memory", srv.SearchMemoryByText.Request(
+            text=text, k=int(k), filter=memory_filter_to_msg(memory_filter(kw))))
+
+    async def _search_memory_time(self, since: Optional[float] = None, until: Optional[float] = None,
+                                  around: Optional[float] = None, text: str = "", k: int = 5,
+                                  room: str = "") -> ToolOutcome:
+        req = srv.SearchMemoryByTime.Request(k=int(k), text=text, filter=memory_filter_to_msg(memory_filter({"room": room})))
+        if since is not None or until is not None:
+            req.use_range = True
+            req.since, req.until = time_to_msg(since or 0.0), time_to_msg(until if until is not None else 4e9)
+        else:
+            req.around = time_to_msg(float(around))
+        return await self._records("search_memory_time", req)
+
+    async def _search_memory_position(self, x: float, y: float, radius: float = 0.0, text: str = "",
+                                      k: int = 5) -> ToolOutcome:
+        return await self._records("search_memory_position", srv.SearchMemoryByPosition.Request(
+            x=float(x), y=float(y), radius=float(radius), k=int(k), text=text))
+
+    async def _look_again(self, record_id: str) -> ToolOutcome:
+        response = await self.call("look_again", srv.GetMemoryRecord.Request(id=record_id))
+        record = record_from_msg(response.record)
+        sightings = ", ".join(f"{s.label}@{s.support or '?'}" for s in record.sightings)
+        return ToolOutcome(True, f"{record.caption} | sightings: {sightings} | raw: {response.raw_path or 'none'}",
+                           {"record": record, "raw_path": response.raw_path})
+
+    # -- scene graph and keyframes --------------------------------------------------------------
+    async def _query_scene_graph(self, label: str = "", attributes: Optional[dict] = None, in_fixture: str = "",
+                                 room: str = "", include_stale: bool = False, k: int = 0) -> ToolOutcome:
+        response = await self.call("query_scene_graph", srv.QueryObjects.Request(
+            label=label, attributes=kv_to_msgs(attributes or {}), in_fixture=in_fixture, room=room,
+            include_stale=include_stale, k=int(k)))
+        nodes = [node_dict_from_msg(m) for m in response.nodes]
+        return ToolOutcome(True, describe_nodes(nodes), {"nodes": nodes})
+
+    async def _node_history(self, node_id: str) -> ToolOutcome:
+        response = await self.call("node_history", srv.GetNodeHistory.Request(node_id=node_id))
+        node = node_dict_from_msg(response.node)
+        events = [{"kind": e.kind, "field": e.field, "old": e.old_value, "new": e.new_value, "source": e.source}
+                  for e in response.events]
+        lines = [f"{e['kind']}:{e['field']}={e['new']}" for e in events[-8:]]
+        return ToolOutcome(True, f"{describe_nodes([node])}; history: {'; '.join(lines) or 'none'}",
+                           {"node": node, "events": events})
+
+    async def _retrieve_keyframes(self, task: str, k: int = 4) -> ToolOutcome:
+        if not self.use_keyframes:
+            return error_outcome("keyframes are not available")
+        response = await self.call("retrieve_keyframes", srv.RetrieveKeyframes.Request(task=task, k=int(k)))
+        frames = [{"id": f.id, "trigger": f.trigger, "action": f.action, "labels": list(f.labels),
+                   "caption": f.caption, "image_path": f.image_path, "thumbnail_path": f.thumbnail_path}
+                  for f in response.keyframes]
+        text = "; ".join(f"{f['id']} ({f['trigger']} {f['action']} {','.join(f['labels'])}) {f['caption'][:80]}"
+                         for f in frames)
+        return ToolOutcome(True, f"{len(frames)} keyframes: {text or 'none'}", {"keyframes": frames})
+
+    # -- skills ---------------------------------------------------------------------------------
+    async def _skill(self, tool: str, target: str, request: Any) -> tuple[bool, str, Any]:
+        try:
+            return True, f"{tool} {target}: ok", await self.call(tool, request)
+        except MnemoError as exc:
+            if exc.code in (Status.CANCELED, Status.TIMEOUT, Status.UNAVAILABLE):
+                raise
+            return False, f"{tool} {target}: {exc.message}", None
+
+    async def _navigate(self, target: str = "", x: Optional[float] = None, y: Optional[float] = None,
+                        yaw: float = 0.0) -> ToolOutcome:
+        req = srv.Navigate.Request(target=target)
+        if not target:
+            req.pose.x, req.pose.y, req.pose.theta = float(x), float(y), float(yaw)
+        ok, text, r = await self._skill("navigate", target or f"({x}, {y})", req)
+        if not ok:
+            return ToolOutcome(False, text, {})
+        p = pose2d_from_msg(r.robot_pose)
+        return ToolOutcome(True, f"at {r.at_fixture or (round(p.x, 2), round(p.y, 2))} in {r.room}",
+                           {"at_fixture": r.at_fixture, "room": r.room, "robot_pose": (p.x, p.y, p.yaw)})
+
+    async def _detect(self, query: str = "") -> ToolOutcome:
+        ok, text, r = await self._skill("detect", query, srv.Detect.Request(query=query))
+        if not ok:
+            return ToolOutcome(False, text, {})
+        detections = [detection_from_msg(d) for d in r.detections]
+        return ToolOutcome(True, f"detect: {describe_detections(detections)}", {"detections": detections})
+
+    async def _open(self, target: str) -> ToolOutcome:
+        ok, text, r = await self._skill("open", target, srv.Open.Request(target=target))
+        data: dict[str, Any] = {"interaction_id": r.interaction_id} if ok else {}
+        if not ok:  # the analyzer may already have told the scene graph why
+            try:
+                history = await self.call("node_history", srv.GetNodeHistory.Request(node_id=target),
+                                          timeout=min(2.0, self.service_timeout))
+                props = {p.name: p.value for p in history.node.properties}
+                if props.get("locked", "").lower() == "true":
+                    data["locked"] = True
+                    text += " (learned locked=true)"
+            except MnemoError:
+                pass
+        return ToolOutcome(ok, text, data)
+
+    async def _close(self, target: str) -> ToolOutcome:
+        ok, text, _ = await self._skill("close", target, srv.Close.Request(target=target))
+        return ToolOutcome(ok, text, {})
+
+    async def _peek(self, target: str) -> ToolOutcome:
+        ok, text, r = await self._skill("peek", target, srv.Peek.Request(target=target))
+        if not ok:
+            return ToolOutcome(False, text, {})
+        contents = [detection_from_msg(d) for d in r.contents]
+        return ToolOutcome(True, f"peek {target}: {describe_detections(contents)}", {"contents": contents})
+
+    async def _pick(self, target: str) -> ToolOutcome:
+        ok, text, r = await self._skill("pick", target, srv.Pick.Request(target=target))
+        if not ok:
+            return ToolOutcome(False, text, {})
+        return ToolOutcome(True, f"picked {r.picked_label} [{r.picked_id}]",
+                           {"picked_id": r.picked_id, "picked_label": r.picked_label})
+
+    async def _place(self, target: str) -> ToolOutcome:
+        ok, text, _ = await self._skill("place", target, srv.Place.Request(target=target))
+        return ToolOutcome(ok, text, {})

@@ -1,0 +1,41 @@
+"""The whole stack against mnemo's built-in household simulator (no robot, no ROS install beyond
+the wheels): the simulator serves the skills, so the robot skill server does not run."""
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+from mnemo_common import names
+
+
+def generate_launch_description():
+    share = FindPackageShare("mnemo")
+    config = PathJoinSubstitution([share, "config", "sim.yaml"])
+    return LaunchDescription([
+        DeclareLaunchArgument("scenario", default_value="",
+                              description="household-scenario/1 YAML; empty loads the shipped example apartment"),
+        DeclareLaunchArgument("render", default_value="false", choices=["true", "false"],
+                              description="render RGB-D images with MuJoCo (false: oracle observations only)"),
+        DeclareLaunchArgument("data_dir", default_value="data",
+                              description="directory where memory, scene graph and keyframes persist"),
+        DeclareLaunchArgument("policy", default_value="offline", choices=["offline", "llm"],
+                              description="planner policy: offline (no model) or llm"),
+        DeclareLaunchArgument("llm_base_url", default_value="",
+                              description="OpenAI-compatible endpoint for the llm policy"),
+        DeclareLaunchArgument("use_sim_time", default_value="false", choices=["true", "false"],
+                              description="nodes take time from the simulator's /clock"),
+        Node(package="mnemo_sim", executable="sim_node", name=names.SIM_NODE, output="screen",
+             parameters=[config, {"scenario": LaunchConfiguration("scenario"),
+                                  "render": LaunchConfiguration("render"),
+                                  "data_dir": LaunchConfiguration("data_dir"),
+                                  "use_sim_time": LaunchConfiguration("use_sim_time")}]),
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(PathJoinSubstitution([share, "launch", "mnemo_stack.launch.py"])),
+            launch_arguments={"config": config, "data_dir": LaunchConfiguration("data_dir"),
+                              "use_sim_time": LaunchConfiguration("use_sim_time"),
+                              "policy": LaunchConfiguration("policy"),
+                              "llm_base_url": LaunchConfiguration("llm_base_url"),
+                              "with_skills": "false"}.items()),
+    ])

@@ -1,0 +1,68 @@
+"""Frame validation, the stamp synchroniser, the pose buffer and drop counting (no ROS)."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mnemo_common.types import Pose3D
+from mnemo_perception.backends import GroundTruthDetector
+from mnemo_perception.frame import Intrinsics
+from mnemo_perception.pipeline import DropCounter, FrameError, Perception, StampedBuffer, StampSync
+
+
+def process(frame, **changes):
+    return Perception(GroundTruthDetector()).process(dataclasses.replace(frame, **changes))
+
+
+def test_good_frame(scene_frame):
+    result = process(scene_frame)
+    assert len(result.detections) == 4 and result.stamp == 100.0
+
+
+@pytest.mark.parametrize("changes,reason", [
+    (lambda f: {"intrinsics": Intrinsics(0.0, 0.0, 0.0, 0.0, 0, 0)}, "no_camera_info"),
+    (lambda f: {"depth": f.depth[:100]}, "size_mismatch"),
+    (lambda f: {"intrinsics": dataclasses.replace(f.intrinsics, width=320)}, "size_mismatch"),
+    (lambda f: {"depth": np.full_like(f.depth, np.nan)}, "no_valid_depth"),
+    (lambda f: {"depth": np.zeros_like(f.depth)}, "no_valid_depth"),
+    (lambda f: {"camera_pose": Pose3D((np.nan, 0.0, 0.0))}, "bad_pose"),
+    (lambda f: {"segmentation": None}, "detector_input"),
+    (lambda f: {"rgb": f.rgb[..., 0]}, "bad_color"),
+])
+def test_bad_frames_raise_with_reason(scene_frame, changes, reason):
+    with pytest.raises(FrameError) as err:
+        process(scene_frame, **changes(scene_frame))
+    assert err.value.reason == reason
+
+
+def test_stamp_sync_groups_and_evicts():
+    sync = StampSync(("color", "depth"), capacity=3)
+    assert sync.add("color", 1, "c1") is None
+    assert sync.add("color", 2, "c2") is None
+    assert sync.add("depth", 2, "d2") == {"color": "c2", "depth": "d2"}
+    assert sync.evicted == 1  # stamp 1 can no longer complete
+    for s in range(10, 15):
+        sync.add("color", s, s)
+    assert sync.evicted == 3
+    with pytest.raises(KeyError):
+        sync.add("thermal", 1, None)
+
+
+def test_stamped_buffer_nearest_and_age():
+    buf = StampedBuffer(capacity=3)
+    assert buf.nearest(1.0, 1.0) is None and buf.latest() is None
+    for t in (1.0, 3.0, 2.0, 4.0):
+        buf.add(t, f"p{t}")
+    assert buf.latest() == (4.0, "p4.0")
+    assert buf.nearest(2.9, 0.2) == (3.0, "p3.0")
+    assert buf.nearest(10.0, 0.5) is None
+    assert buf.nearest(1.0, 0.5) is None  # evicted by capacity
+
+
+def test_drop_counter_rate_limits_per_reason():
+    now = [0.0]
+    drops = DropCounter(period=5.0, clock=lambda: now[0])
+    assert drops.drop("a") and not drops.drop("a") and drops.drop("b")
+    now[0] = 6.0
+    assert drops.drop("a")
+    assert drops.counts == {"a": 3, "b": 1}

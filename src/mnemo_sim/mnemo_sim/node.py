@@ -59,7 +59,7 @@ class SimConfig:
     miss_grasp_probability: float = 0.1
     frame_id: str = "map"
     camera_frame_id: str = "camera_color_optical_frame"
-    reliable_images: bool = False
+    reliable_images: bool = True
 
 
 CONFIG_TYPE = SimConfig
@@ -74,7 +74,8 @@ DESCRIPTIONS = {
     "miss_grasp_probability": "share of open/close attempts that miss the handle",
     "frame_id": "map frame of poses and observations",
     "camera_frame_id": "optical frame id of the camera images",
-    "reliable_images": "publish images RELIABLE instead of BEST_EFFORT",
+    "reliable_images": "publish images RELIABLE (matches best-effort and reliable subscribers; "
+                       "large frames sent best effort are often lost between processes) or BEST_EFFORT",
 }
 
 _DAY_TIME = re.compile(r"^\s*(?:day\s*)?(\d+)[\s/T]+(\d{1,2}:\d{2})\s*$", re.IGNORECASE)

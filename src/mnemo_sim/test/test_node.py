@@ -43,11 +43,11 @@ class Harness:
             self.executor.add_node(node)
         self.received: dict[str, list] = {}
         reliable = QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE)
+        images = sensor_qos(reliable=True, depth=50)
         for topic, kind, qos in ((names.OBSERVATIONS, Observation, reliable), (names.INTERACTIONS, InteractionEvent, reliable),
-                                 (names.CLOCK, Clock, 10), (names.COLOR_IMAGE, Image, sensor_qos(depth=50)),
-                                 (names.DEPTH_IMAGE, Image, sensor_qos(depth=50)),
-                                 (names.CAMERA_INFO, CameraInfo, sensor_qos(depth=50)),
-                                 (names.SEGMENTATION, InstanceSegmentation, sensor_qos(depth=50))):
+                                 (names.CLOCK, Clock, 10), (names.COLOR_IMAGE, Image, images),
+                                 (names.DEPTH_IMAGE, Image, images), (names.CAMERA_INFO, CameraInfo, images),
+                                 (names.SEGMENTATION, InstanceSegmentation, images)):
             self.received[topic] = []
             self.client.create_subscription(kind, topic, self.received[topic].append, qos)
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
@@ -66,6 +66,12 @@ class Harness:
         finally:
             self.client.destroy_client(client)
 
+    def wait_for_publishers(self, timeout: float = DEADLINE) -> bool:
+        """Until every watched topic has a publisher matched (volatile topics drop what came before)."""
+        found = self.wait_for(lambda: all(sub.get_publisher_count() > 0 for sub in self.client.subscriptions), timeout)
+        time.sleep(1.0)  # the publishers' side of discovery (matching our readers) lags a little
+        return found
+
     def wait_for(self, predicate, timeout: float = 10.0) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -75,14 +81,14 @@ class Harness:
         return predicate()
 
     def close(self) -> None:
-        self.executor.shutdown()
+        self.executor.shutdown(timeout_sec=5)
+        self.thread.join(timeout=5)
         for node in self.nodes:
             close = getattr(node, "close", None)
             if callable(close):
                 close()
             node.destroy_node()
         rclpy.try_shutdown(context=self.context)
-        self.thread.join(timeout=5)
 
 
 @pytest.fixture
@@ -206,8 +212,11 @@ def test_patrol_process_publishes_observations_and_images(scenario_file, tmp_pat
             assert stamps == sorted(stamps) and stamps[0] == pytest.approx(9 * 3600)
             assert any(o.sightings for o in h.received[names.OBSERVATIONS])
             assert not any(s.object_id == "secret_1" for o in h.received[names.OBSERVATIONS] for s in o.sightings)
-            # Images for every 40th observation (best effort: allow a loss), stamped like their observation.
-            assert h.wait_for(lambda: len(h.received[names.COLOR_IMAGE]) >= 4)
+            # Images for every 40th observation, stamped like their observation.
+            assert h.wait_for(lambda: all(len(h.received[t]) >= 5 for t in (
+                names.COLOR_IMAGE, names.DEPTH_IMAGE, names.CAMERA_INFO, names.SEGMENTATION))), \
+                {t: len(v) for t, v in h.received.items()}
+            assert len(h.received[names.COLOR_IMAGE]) == 5
             image_stamps = {time_from_msg(m.header.stamp) for m in h.received[names.COLOR_IMAGE]}
             assert image_stamps <= set(stamps)
             assert h.wait_for(lambda: h.received[names.CLOCK])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import itertools
 import re
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -238,3 +239,67 @@ def test_shim_parameter_and_scope_semantics(tmp_path):
     assert node.remappings == [("/a", "/b")] and node.env == {"X": "y"}
     assert "inner" not in result.configurations  # the scoped group's argument stayed inside it
     assert evaluate_launch_file(_write(tmp_path, body), {"quiet": "true"}).nodes == []
+
+
+# -- mnemo launch: the nodes of a launch file as processes ------------------------------
+SKILLS_LAUNCH = (HEADER + "from launch_ros.actions import Node\n"
+                 "from launch.actions import DeclareLaunchArgument\n"
+                 "from launch.substitutions import LaunchConfiguration\n"
+                 "def generate_launch_description():\n"
+                 "    return LaunchDescription([\n"
+                 "        DeclareLaunchArgument('profile', default_value='{profile}', description='robot profile'),\n"
+                 "        Node(package='mnemo_skills', executable='skills_node', name='skills',\n"
+                 "             parameters=[{{'profile_file': LaunchConfiguration('profile'), 'operator_gate': False}}],\n"
+                 "             remappings=[('/mnemo/skills/pending', '/test/pending')]),\n"
+                 "    ])\n")
+TIAGO_PROFILE = ROOT / "src" / "mnemo_skills" / "profiles" / "tiago.yaml"
+
+
+def test_dry_run_lists_the_resolved_nodes(tmp_path, capsys):
+    from mnemo_common.launcher import main
+
+    path = tmp_path / "skills.launch.py"
+    path.write_text(SKILLS_LAUNCH.format(profile=TIAGO_PROFILE))
+    assert main([str(path), "profile:=other.yaml", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "skills: mnemo_skills/skills_node (python -m mnemo_skills.node)" in out
+    assert "param profile_file = 'other.yaml'" in out and "param operator_gate = False" in out
+    assert "remap /mnemo/skills/pending -> /test/pending" in out
+    assert main(["nope.launch.py", "--dry-run"]) == 2
+    path.write_text(SKILLS_LAUNCH.format(profile=TIAGO_PROFILE).replace("skills_node", "no_such_node"))
+    assert main([str(path), "--dry-run"]) == 1
+    assert "MISSING: package mnemo_skills has no executable no_such_node" in capsys.readouterr().out
+
+
+@pytest.mark.ros
+def test_start_launch_file_runs_the_node_with_its_parameters(tmp_path):
+    from mnemo_common.launcher import start_launch_file
+    from mnemo_common.processes import ros_env, unique_domain_id
+
+    path = tmp_path / "skills.launch.py"
+    path.write_text(SKILLS_LAUNCH.format(profile=TIAGO_PROFILE))
+    procs = start_launch_file(path, {}, env=ros_env(unique_domain_id()), log_dir=tmp_path / "log")
+    try:
+        (proc,) = procs
+        assert proc.module == "mnemo_skills.node" and "/test/pending" in " ".join(proc.proc.args)
+        deadline = time.monotonic() + 30.0
+        while "ready" not in proc.log() and proc.alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "skills for tiago ready (operator gate off)" in proc.log(), proc.log()
+    finally:
+        for p in procs:
+            p.stop()
+
+
+@pytest.mark.ros
+def test_mnemo_launch_stops_when_a_node_dies(tmp_path, capsys):
+    from mnemo_common.launcher import main
+
+    path = tmp_path / "broken.launch.py"
+    path.write_text(SKILLS_LAUNCH.format(profile=tmp_path / "missing.yaml"))
+    t0 = time.monotonic()
+    assert main([str(path), "--log-dir", str(tmp_path / "log")]) == 1
+    assert time.monotonic() - t0 < 60.0
+    captured = capsys.readouterr()
+    assert "[skills] " in captured.out and "missing.yaml" in captured.out
+    assert "skills exited with code" in captured.err

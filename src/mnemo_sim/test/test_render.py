@@ -157,3 +157,22 @@ def test_bad_camera_pose_is_rejected(renderer):
 
     with pytest.raises(ValueError):
         renderer.render(Pose3D((math.nan, 0.0, 1.0)))
+
+
+def test_patrol_frames_show_every_object_the_oracle_observes(scenario):
+    """Rendering and the symbolic visibility rule agree: what an observation lists is in its picture."""
+    import itertools
+
+    from mnemo_sim.tasks import TaskRunner
+
+    runner = TaskRunner(scenario)
+    with Renderer(scenario, 640, 480, math.degrees(runner.camera.vfov)) as renderer:
+        sighted = 0
+        for obs in itertools.islice(runner.run_patrols(math.inf), 0, 600, 10):
+            renderer.sync(runner.world)
+            visible = renderer.render(obs.camera_pose).visible(min_pixels=20)
+            for s in obs.sightings:
+                if s.kind == "object":  # (fixtures count as sighted when only a corner is in view)
+                    assert s.object_id in visible, (obs.stamp, s.object_id)
+                    sighted += 1
+        assert sighted > 20

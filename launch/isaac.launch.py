@@ -23,7 +23,8 @@ def generate_launch_description():
         DeclareLaunchArgument("policy", default_value="offline", choices=["offline", "llm"],
                               description="planner policy: offline (no model) or llm"),
         DeclareLaunchArgument("llm_base_url", default_value="",
-                              description="OpenAI-compatible endpoint for the llm policy"),
+                              description="OpenAI-compatible endpoint for the planner's llm policy, keyframe selection and the "
+                                          "interaction analyzer's VLM; empty: offline everywhere"),
         DeclareLaunchArgument("color_topic", default_value="/rgb",
                               description="Isaac Sim ROS 2 camera helper's colour topic"),
         DeclareLaunchArgument("depth_topic", default_value="/depth",

@@ -16,7 +16,8 @@ ARGUMENTS = [
     ("data_dir", "data", "directory where memory, scene graph and keyframes persist (keep it on a volume)"),
     ("use_sim_time", "false", "nodes take time from /clock (Gazebo, Isaac Sim)"),
     ("policy", "offline", "planner policy: offline (no model) or llm (OpenAI-compatible endpoint)"),
-    ("llm_base_url", "", "OpenAI-compatible endpoint for the llm policy; empty uses the offline policy"),
+    ("llm_base_url", "", "OpenAI-compatible endpoint (planner llm policy, keyframe selection, interaction "
+                         "analyzer VLM); empty: offline everywhere"),
     ("with_planner", "true", "start the planner (RetrieveObject action)"),
     ("with_skills", "true", "start the robot skill server (false when a simulator serves the skills)"),
     ("skills_profile", PathJoinSubstitution([FindPackageShare("mnemo_skills"), "profiles", "tiago.yaml"]),
@@ -38,6 +39,7 @@ def generate_launch_description():
     config = LaunchConfiguration("config")
     common = {"use_sim_time": LaunchConfiguration("use_sim_time")}
     persistent = {**common, "data_dir": LaunchConfiguration("data_dir")}
+    with_llm = {**persistent, "llm_base_url": LaunchConfiguration("llm_base_url")}
     camera = [(names.COLOR_IMAGE, LaunchConfiguration("color_topic")),
               (names.DEPTH_IMAGE, LaunchConfiguration("depth_topic")),
               (names.CAMERA_INFO, LaunchConfiguration("camera_info_topic"))]
@@ -49,9 +51,9 @@ def generate_launch_description():
         Node(package="mnemo_scene_graph", executable="scene_graph_node", name=names.SCENE_GRAPH_NODE,
              output="screen", parameters=[config, persistent]),
         Node(package="mnemo_keyframes", executable="keyframes_node", name=names.KEYFRAMES_NODE, output="screen",
-             parameters=[config, persistent], remappings=camera),
+             parameters=[config, with_llm], remappings=camera),
         Node(package="mnemo_interaction", executable="analyzer_node", name=names.ANALYZER_NODE, output="screen",
-             parameters=[config, common]),
+             parameters=[config, with_llm]),
         Node(package="mnemo_planner", executable="planner_node", name=names.PLANNER_NODE, output="screen",
              parameters=[config, {**common, "policy": LaunchConfiguration("policy"),
                                   "llm_base_url": LaunchConfiguration("llm_base_url")}],

@@ -23,7 +23,8 @@ def generate_launch_description():
         DeclareLaunchArgument("policy", default_value="offline", choices=["offline", "llm"],
                               description="planner policy: offline (no model) or llm"),
         DeclareLaunchArgument("llm_base_url", default_value="",
-                              description="OpenAI-compatible endpoint for the llm policy"),
+                              description="OpenAI-compatible endpoint for the planner's llm policy, keyframe selection and the "
+                                          "interaction analyzer's VLM; empty: offline everywhere"),
         DeclareLaunchArgument("use_sim_time", default_value="false", choices=["true", "false"],
                               description="nodes take time from the simulator's /clock"),
         Node(package="mnemo_sim", executable="sim_node", name=names.SIM_NODE, output="screen",

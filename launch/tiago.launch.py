@@ -22,7 +22,8 @@ def generate_launch_description():
         DeclareLaunchArgument("policy", default_value="offline", choices=["offline", "llm"],
                               description="planner policy: offline (no model) or llm"),
         DeclareLaunchArgument("llm_base_url", default_value="",
-                              description="OpenAI-compatible endpoint for the llm policy"),
+                              description="OpenAI-compatible endpoint for the planner's llm policy, keyframe selection and the "
+                                          "interaction analyzer's VLM; empty: offline everywhere"),
         DeclareLaunchArgument("with_planner", default_value="true", choices=["true", "false"],
                               description="start the planner (RetrieveObject action)"),
         IncludeLaunchDescription(

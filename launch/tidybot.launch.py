@@ -21,7 +21,8 @@ def generate_launch_description():
         DeclareLaunchArgument("policy", default_value="offline", choices=["offline", "llm"],
                               description="planner policy: offline (no model) or llm"),
         DeclareLaunchArgument("llm_base_url", default_value="",
-                              description="OpenAI-compatible endpoint for the llm policy"),
+                              description="OpenAI-compatible endpoint for the planner's llm policy, keyframe selection and the "
+                                          "interaction analyzer's VLM; empty: offline everywhere"),
         DeclareLaunchArgument("color_topic", default_value="/camera/color/image_raw",
                               description="wrist camera colour topic (kinova_vision)"),
         DeclareLaunchArgument("depth_topic", default_value="/camera/depth_registered/image_rect",

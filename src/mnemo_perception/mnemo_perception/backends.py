@@ -62,6 +62,15 @@ def _keep(label: str, vocabulary: tuple[str, ...]) -> bool:
     return not vocabulary or label in vocabulary
 
 
+def present_values(mask: np.ndarray) -> set[int]:
+    """Values that occur in a segmentation image; a counting pass where values are small, as
+    they are in simulators, instead of np.unique's sort of the whole image."""
+    lo, hi = int(mask.min()), int(mask.max())
+    if lo >= -1 and hi < 1 << 20:
+        return set((np.flatnonzero(np.bincount(mask.ravel() + 1, minlength=hi + 2)) - 1).tolist())
+    return set(np.unique(mask).tolist())
+
+
 class GroundTruthDetector:
     """Instances straight from the simulator's segmentation image (``extra["segmentation"]``)."""
 
@@ -77,7 +86,7 @@ class GroundTruthDetector:
         seg.check()
         if seg.mask.shape != rgb.shape[:2]:
             raise ValueError(f"segmentation {seg.mask.shape} and colour {rgb.shape[:2]} differ in size")
-        present = set(np.unique(seg.mask).tolist())
+        present = present_values(seg.mask)
         out = []
         for value, iid, label, kind in zip(seg.values, seg.instance_ids, seg.labels, seg.kinds):
             if value in present and _keep(label, self.vocabulary):

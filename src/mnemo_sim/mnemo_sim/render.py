@@ -12,7 +12,9 @@ The model:
 - fixtures: surfaces are tables (top + four legs) when their class names a table or desk,
   solid blocks otherwise; containers are a carcass open at the front (the fixture's local
   +x side) closed by a door on a hinge joint, or by a drawer on a slide joint when the class
-  names a drawer. Setting the joint opens it in the picture;
+  names a drawer (every container, so nothing inside shows unless the world has it open).
+  Setting the joint opens it in the picture; a drawer carries its contents out with it
+  (``DRAWER_TRAVEL`` of its depth), so they are drawn that far in front of their slot;
 - objects: one mocap body each, shaped from the class (cylinders for mugs/bottles/cans,
   ellipsoids for fruit and balls, boxes otherwise), sized from ``size`` and coloured from
   ``attributes.color``. Their positions come from the world at every :meth:`Renderer.sync`;
@@ -57,6 +59,8 @@ import mujoco  # noqa: E402  (the backend must be chosen before mujoco is import
 
 BACKGROUND = -1
 PARKED_Z = -20.0  # where objects absent from the world wait, under the floor
+DRAWER_TRAVEL = 0.75  # an open drawer slides out this share of its fixture's depth
+DOOR_OPEN_ANGLE = 1.9  # rad an open hinged door swings out
 
 # -- appearance ----------------------------------------------------------------------
 COLORS: dict[str, tuple[float, float, float]] = {
@@ -236,8 +240,8 @@ def _fixture_xml(fx: Fixture, name: str, index: SceneIndex) -> str:
             f'<geom type="box" size="{_f(inner / 2, sy / 2, floor / 2)}" pos="{_f(-t / 2, 0, floor / 2)}" rgba="{rgba}"/>',
         ]
         handle_rgba = "0.35 0.35 0.38 1"
-        if fx.openable and fx.is_drawer:
-            travel = 0.75 * sx
+        if fx.is_drawer:
+            travel = DRAWER_TRAVEL * sx
             joint = f"{name}__slide"
             # The drawer's front covers the lower part; a fixed rail closes the carcass above it,
             # so the contents show only when the drawer is pulled out.
@@ -256,7 +260,7 @@ def _fixture_xml(fx: Fixture, name: str, index: SceneIndex) -> str:
                 "</body>",
             ]
             index.container_joint[fid] = (joint, "slide", travel)
-        elif fx.openable:
+        else:  # every container gets a door: the world decides when it stands open
             joint = f"{name}__hinge"
             lines += [
                 f'<body name="{name}__door" pos="{_f(sx / 2, -sy / 2, 0)}">',
@@ -265,7 +269,7 @@ def _fixture_xml(fx: Fixture, name: str, index: SceneIndex) -> str:
                 f'<geom type="box" size="{_f(0.015, 0.012, min(0.12, h / 6))}" pos="{_f(0.015, sy * 0.88, h * 0.55)}" rgba="{handle_rgba}"/>',
                 "</body>",
             ]
-            index.container_joint[fid] = (joint, "hinge", -1.9)
+            index.container_joint[fid] = (joint, "hinge", -DOOR_OPEN_ANGLE)
     elif _has_word(label, TABLE_WORDS):
         top = min(0.04, h / 4)
         leg = min(0.05, sx / 6, sy / 6)
@@ -542,26 +546,29 @@ class Renderer:
                      intrinsics=self.intrinsics, camera_pose=pose, stamp=stamp)
 
     def _metric_depth(self, raw: np.ndarray) -> np.ndarray:
-        """Reversed-Z depth buffer ([1 near, 0 far]) -> metres along the optical axis."""
+        """Reversed-Z depth buffer ([1 near, 0 far]) -> metres along the optical axis.
+
+        With reversed Z the buffer holds near * (far - z) / (z * (far - near)) for eye depth z,
+        whose inverse is well conditioned in float32 (unlike the classic mapping)."""
         extent = self.model.stat.extent
-        near, far = self.model.vis.map.znear * extent, self.model.vis.map.zfar * extent
-        # Reversed-Z perspective: z_buffer = near * (far - z) / (z * (far - near)) for eye depth z.
-        raw64 = raw.astype(np.float64)
+        near, far = np.float32(self.model.vis.map.znear * extent), np.float32(self.model.vis.map.zfar * extent)
         with np.errstate(divide="ignore"):
-            z = (near * far) / (raw64 * (far - near) + near)
-        z[raw64 <= 0.0] = np.nan
-        return z.astype(np.float32)
+            z = (near * far) / (raw * (far - near) + near)
+        z[raw <= 0.0] = np.nan
+        return z
 
     def _decode_segmentation(self, seg_rgb: np.ndarray) -> np.ndarray:
         """IDCOLOR pixels (scene geom segid + 1, little-endian RGB) -> instance values."""
         scn = self._scene
         ngeom = scn.ngeom
-        lut = np.full(ngeom + 2, BACKGROUND, np.int32)
+        lut = np.full(max(ngeom + 2, 256), BACKGROUND, np.int32)
         geom_type = int(mujoco.mjtObj.mjOBJ_GEOM)
         for i in range(ngeom):
             g = scn.geoms[i]
             if g.segid >= 0 and g.objtype == geom_type and 0 <= g.objid < len(self._geom_value):
                 lut[g.segid + 1] = self._geom_value[g.objid]
+        if ngeom + 1 < 256:  # every id fits the red channel
+            return lut[seg_rgb[..., 0]]
         code = (seg_rgb[..., 0].astype(np.int32) | (seg_rgb[..., 1].astype(np.int32) << 8)
                 | (seg_rgb[..., 2].astype(np.int32) << 16))
         np.clip(code, 0, ngeom + 1, out=code)

@@ -53,7 +53,7 @@ def test_colors_map_names_and_fall_back_stably():
 def test_model_has_a_body_per_instance_and_container_joints(scenario):
     _xml, index = build_scene(scenario)
     assert set(index.instance_ids) == {f.id for f in scenario.fixtures} | {o.id for o in scenario.objects}
-    containers = {f.id for f in scenario.fixtures if f.is_container and f.openable}
+    containers = {f.id for f in scenario.fixtures if f.is_container}
     assert set(index.container_joint) == containers
     assert index.container_joint["drawer_1"][1] == "slide" and index.container_joint["fridge_1"][1] == "hinge"
 

@@ -70,7 +70,8 @@ DESCRIPTIONS = {
     "data_dir": "folder for interaction frames (data_dir/interactions/<id>/*.png)",
     "render": "render camera images (RGB, depth, segmentation) with MuJoCo",
     "publish_rate": "Hz of the /clock and pose heartbeat while idle (0 disables it)",
-    "image_every": "during patrols, render and publish images for every Nth observation",
+    "image_every": "during patrols, render and publish images for every Nth observation "
+                   "(with a RunPatrol rate, frames are also skipped while behind schedule)",
     "miss_grasp_probability": "share of open/close attempts that miss the handle",
     "frame_id": "map frame of poses and observations",
     "camera_frame_id": "optical frame id of the camera images",
@@ -112,7 +113,8 @@ class SimNode(Node):
         self._events: list[InteractionEvent] = []
         self.robot.listeners.append(self._events.append)
 
-        observations_qos = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+        # Deep enough for a whole patrol day published as fast as possible (subscribers: keep a deep queue too).
+        observations_qos = QoSProfile(depth=10000, reliability=ReliabilityPolicy.RELIABLE)
         image_qos = sensor_qos(reliable=cfg.reliable_images)
         self.pub_clock = self.create_publisher(Clock, names.CLOCK, 10)
         self.pub_robot = self.create_publisher(PoseStamped, names.ROBOT_POSE, 10)
@@ -270,12 +272,14 @@ class SimNode(Node):
         with self._lock:
             start = time.monotonic()
             for obs in self.runner.run_patrols(until):
+                behind = False
                 if period:
                     delay = start + count * period - time.monotonic()
                     if delay > 0:
                         time.sleep(delay)
+                    behind = delay < -period  # rendering would lose the requested rate: skip this frame
                 self._publish_state(obs.stamp)
-                self._publish_observation(obs, render and count % every == 0)
+                self._publish_observation(obs, render and count % every == 0 and not behind)
                 count += 1
             response.observations = count
             response.clock = time_to_msg(self.world.t)

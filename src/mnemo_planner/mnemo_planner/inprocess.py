@@ -195,17 +195,20 @@ class InProcessToolbox:
                                  success=result.success, code=result.code, message=result.message,
                                  signals=result.signals, seen_contents=[d.label for d in result.detections],
                                  picked_id=result.picked_id, robot_pose=result.robot_pose)
-        analysis = self.analyzer.analyze(event)
-        updates = getattr(analysis, "property_updates", None) or getattr(analysis, "properties", None) or {}
-        learned = {k: str(getattr(v, "value", v)) for k, v in dict(updates).items()}
-        if self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph:
+        graph_on = self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph
+        prior = list(self.graph.get(result.target).contents) if graph_on else None
+        analysis = self.analyzer.analyze(event, prior)
+        updates = {**dict(getattr(analysis, "new_properties", {}) or {}),
+                   **dict(getattr(analysis, "property_updates", {}) or {})}
+        learned = {k: str(getattr(v, "value", v)) for k, v in updates.items()}
+        if getattr(analysis, "failure_reason", "") == "locked":
+            learned["locked"] = "true"
+        if graph_on:
             props = {k: (v if isinstance(v, PropertyValue) else PropertyValue(str(v), 1.0, "interaction", now))
-                     for k, v in dict(updates).items()}
-            outcome = getattr(analysis, "outcome", "") or \
-                f"{result.skill}:{'ok' if result.success else 'failed'}" + (":locked" if learned.get("locked") == "true" else "")
-            contents = [d.label for d in result.detections] if result.skill == "peek" else []
-            self.graph.update(result.target, properties=props, contents_add=contents, outcome=outcome,
-                              source="interaction", stamp=now)
+                     for k, v in updates.items()}
+            self.graph.update(result.target, properties=props, contents_add=getattr(analysis, "contents_add", []),
+                              contents_remove=getattr(analysis, "contents_remove", []),
+                              outcome=getattr(analysis, "outcome", ""), source="interaction", stamp=now)
         return learned
 
     def _navigate(self, target: str = "", x: Optional[float] = None, y: Optional[float] = None,
@@ -313,7 +316,7 @@ class InProcessStack:
         self.memory = _default_memory() if memory == "default" else memory
         if analyzer == "default":
             try:
-                from mnemo_interaction.analyzer import SignalAnalyzer  # type: ignore
+                from mnemo_interaction.signals import SignalAnalyzer
 
                 analyzer = SignalAnalyzer()
             except (ImportError, TypeError):
@@ -339,7 +342,8 @@ class InProcessStack:
             n += 1
         return n
 
-    def run_task(self, task_id: str, policy: Any) -> TaskRun:
+    def run_task(self, task_id: str, policy: Any, instruction: str = "") -> TaskRun:
+        """Run one task (optionally with a paraphrased instruction) and score it."""
         import time
 
         from mnemo_planner.loop import run_task
@@ -349,10 +353,10 @@ class InProcessStack:
         task = self.scenario.task_by_id[task_id]
         self.toolbox.tool_seconds = 0.0
         t0 = time.perf_counter()
-        result = run_task(info.instruction, info.budget, policy, self.toolbox, lambda: self.runner.world.t)
+        result = run_task(instruction or info.instruction, info.budget, policy, self.toolbox, lambda: self.runner.world.t)
         wall = time.perf_counter() - t0
         score = self.runner.score(task_id, answer=result.answer)
-        return TaskRun(task_id, task.type, task.family, task.instruction, bool(score.success), result.success,
+        return TaskRun(task_id, task.type, task.family, instruction or task.instruction, bool(score.success), result.success,
                        score.detail, result.steps_used, info.budget, score.physical_actions, score.optimal_actions,
                        wall, max(0.0, wall - self.toolbox.tool_seconds), result.answer, result.object_id,
                        result.trace)

@@ -21,7 +21,7 @@ NUMBERS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5
 PARTS_OF_DAY = {"morning": (5.0, 12.0), "afternoon": (12.0, 18.0), "evening": (18.0, 24.0), "night": (18.0, 24.0)}
 HABIT_WORDS = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to be|regularly"
 DETERMINERS = {"the", "a", "an", "my", "our", "your", "some", "any", "this", "that", "these", "those", "his", "her",
-               "their", "one"}
+               "their", "one", "ones"}
 FILLER = {"please", "now", "then", "also", "again", "just", "quickly", "for", "me", "us", "to", "and"}
 
 INTENT_FETCH = "fetch"  # retrieve (pick) the object
@@ -42,6 +42,8 @@ class ParsedInstruction:
     habit: bool = False
     need: str = ""  # a commonsense need when no object is named ("i'm thirsty")
     possessor: str = ""  # "john's mug" -> john
+    asks: str = ""  # attribute a recall question asks for ("what colour is ..." -> color)
+    context: str = ""  # the other sentences of the instruction ("I want to bake a cake.")
 
     @property
     def object_phrase(self) -> str:
@@ -105,6 +107,18 @@ def parse_time(text: str, now: float) -> tuple[Optional[tuple[float, float]], st
     return None, "", text
 
 
+def _clock_hour(text: str) -> float:
+    if text in ("noon", "midday"):
+        return 12.0
+    if text == "midnight":
+        return 0.0
+    m = re.match(r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)?", text)
+    hour = int(m.group(1)) % 24 + int(m.group(2) or 0) / 60.0
+    if m.group(3) == "pm" and hour < 12:
+        hour += 12
+    return hour
+
+
 # -- structure ---------------------------------------------------------------------------
 _RECALL = re.compile(r"^(?:(?:do you (?:know|remember)|can you tell me|tell me)\s+)?"
                      r"(where|when|what|which|have you seen|did you see)\b")
@@ -122,8 +136,7 @@ _LEAD = re.compile(
     r"(?:\s+(?:me|us|for me|over))?(?:\s+back)?)?\s*")
 _FETCH_VERB = re.compile(r"\b(bring|get|fetch|grab|retrieve|hand|give|take|pick|need|want|would like|'d like|"
                          r"find me|find us|thirsty|hungry)\b")
-_CLAUSE = re.compile(r"\b(?:(?:that|which|who)\s+(?:was|is|were|are|used to be|usually is|i left|you saw|sits|sat|"
-                     r"lies|lay|stands|stood|i put|belongs)|(?:i|you|we) (?:had|used|left|put|saw|was using))\b")
+_CLAUSE = re.compile(r"\b(?:that|which|who|where)\b|\b(?:i|you|we) (?:had|used|left|put|saw|was using)\b")
 _PREP = re.compile(r"\b(on top of|on|in|inside|by|near|next to|beside|at|under|from|behind|close to|in front of)\s+")
 _NEED = re.compile(r"\b(thirsty|hungry|cold|bored|tired|something|anything)\b")
 _PREP_NORMAL = {"on top of": "on", "inside": "in", "next to": "by", "beside": "by", "close to": "by",
@@ -141,10 +154,35 @@ def strip_determiners(phrase: str) -> str:
     return " ".join(words)
 
 
+_ASKS = re.compile(r"^(?:(?:do you know|can you tell me|tell me)\s+)?what\s+(colou?r|kind|type|brand|material|size|shape)"
+                   r"(?:\s+of)?\s+(?:is|was|are|were)?\b")
+_ACTION_WORDS = re.compile(r"\b(bring|get|fetch|grab|find|locate|retrieve|hand|give|take|pick|look|search|check|need|"
+                           r"want|where|what|which|when)\b")
+
+
+def _main_sentence(text: str) -> tuple[str, str]:
+    """The sentence that asks for something, and the rest as context."""
+    parts = [p.strip() for p in re.split(r"[.!?;]+", text) if p.strip()]
+    if len(parts) <= 1:
+        return text, ""
+    asking = [p for p in parts if _ACTION_WORDS.search(_clean(p))]
+    main = asking[-1] if asking else parts[-1]
+    return main, " ".join(p for p in parts if p is not main)
+
+
 def parse_instruction(text: str, now: float) -> ParsedInstruction:
     raw = text
+    text, context = _main_sentence(text)
     s = _clean(text)
+    s = re.sub(r"\b(?:but\s+)?not\s+(?:the|a|an|my|that|this)\b.*$", " ", s)  # "..., not the plastic one"
     window, time_phrase, s = parse_time(s, now)
+    hm = re.search(r"\b(?:at|around|about)\s+(noon|midday|midnight|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b", s)
+    if hm:
+        hour = _clock_hour(hm.group(1))
+        day_start = (window[0] // DAY) * DAY if window is not None else (now // DAY) * DAY
+        window = (day_start + (hour - 1.5) * HOUR, day_start + (hour + 1.5) * HOUR)
+        time_phrase = (time_phrase + " " + hm.group(0)).strip()
+        s = s[:hm.start()] + " " + s[hm.end():]
     s = re.sub(r"\s+", " ", s).strip()
     habit = bool(re.search(rf"\b({HABIT_WORDS})\b", s))
     s = re.sub(rf"\b({HABIT_WORDS})\b", " ", s)
@@ -152,6 +190,11 @@ def parse_instruction(text: str, now: float) -> ParsedInstruction:
     s = re.sub(r"\s+", " ", s).strip()
 
     intent = INTENT_FETCH
+    asks = ""
+    am = _ASKS.match(s)
+    if am:
+        asks = {"colour": "color"}.get(am.group(1), am.group(1))
+        s = "where is " + s[am.end():].strip()
     if _RECALL.match(s):
         intent = INTENT_RECALL
         s = _RECALL_LEAD.sub(" ", s, count=1).strip()
@@ -198,7 +241,8 @@ def parse_instruction(text: str, now: float) -> ParsedInstruction:
     if target in ("what", "which", "anything", "something") and intent == INTENT_RECALL:
         target = ""
     return ParsedInstruction(text=raw, intent=intent, target=target, relation=relation, anchor=anchor, scope=scope,
-                             window=window, time_phrase=time_phrase, habit=habit, need=need, possessor=possessor)
+                             window=window, time_phrase=time_phrase, habit=habit, need=need, possessor=possessor,
+                             asks=asks, context=context)
 
 
 # -- grounding through the embedding model -------------------------------------------------

@@ -25,7 +25,7 @@ from mnemo_planner.language import (
 from mnemo_planner.loop import PolicyInput, WorkingEntry
 from mnemo_planner.tools import Action
 
-LABEL_ACCEPT = 0.5  # embedding similarity at which an instruction word names a seen label
+LABEL_ACCEPT = 0.65  # embedding similarity at which an instruction word names a seen label
 CONTENTS_ACCEPT = 0.38  # ... at which the best thing found inside a container is taken for a never-seen object
 NEED_ACCEPT = 0.4  # ... at which an object answers a need ("i'm thirsty")
 ATTRIBUTE_ACCEPT = 0.75
@@ -48,6 +48,7 @@ class Place:
     fixture: str
     reason: str
     score: float = 0.0
+    instance: str = ""  # the instance believed there (picked straight away, the pick verifying it)
 
 
 @dataclass
@@ -213,6 +214,7 @@ class OfflinePolicy:
                 t.modifiers = covered_words(p.target, top.span) if p.target else []
         if p.possessor:
             t.modifiers.append(p.possessor)
+        t.modifiers = self._attribute_words(t, t.modifiers)
         t.anchor_fixtures, t.anchor_rooms = [], []
         place_phrase = p.anchor or p.scope
         if place_phrase:
@@ -232,6 +234,23 @@ class OfflinePolicy:
                     for s in _get(r, "sightings", []) or []:
                         if s.kind == "fixture" and s.label in labels and s.object_id and s.object_id not in t.anchor_fixtures:
                             t.anchor_fixtures.append(s.object_id)
+
+    def _attribute_words(self, t: _Task, words: list[str]) -> list[str]:
+        """Only modifiers that name some attribute value seen anywhere constrain the search
+        ("green" does; "file" in "file folder" or "lying" do not)."""
+        values = {normal(str(v)) for n in t.nodes.values() for v in self._node_props(n).values()}
+        values |= {normal(str(v)) for r in t.records for s_ in (_get(r, "sightings", []) or [])
+                   for v in s_.attributes.values()}
+        words_of_values = {w for v in values for w in v.split()}
+        out = []
+        for word in words:
+            if word in words_of_values:
+                out.append(word)
+            elif values:
+                m = match_phrase(word, sorted(values), self.embedder)
+                if m and m[0].score >= ATTRIBUTE_ACCEPT:
+                    out.append(word)
+        return out
 
     # -- matching things against the target ---------------------------------------------------
     def _attrs_ok(self, t: _Task, attributes: dict) -> bool:
@@ -317,9 +336,9 @@ class OfflinePolicy:
         p = t.parsed
         places: list[Place] = []
 
-        def add(fixture: str, reason: str, score: float = 0.0) -> None:
+        def add(fixture: str, reason: str, score: float = 0.0, instance: str = "") -> None:
             if fixture and fixture not in {x.fixture for x in places}:
-                places.append(Place(fixture, reason, score))
+                places.append(Place(fixture, reason, score, instance))
 
         if (p.window is not None or p.habit) and t.records:
             counts = self._instances_from_records(t, count_all=False)
@@ -339,6 +358,17 @@ class OfflinePolicy:
                                 places_seen[s.support] += 1
                     for fid, _ in places_seen.most_common():
                         add(fid, f"{inst} often seen there")
+        if p.window is not None and not t.records and not p.habit:  # no memory: stays in the graph's trails
+            lo, hi = p.window
+            for nid, n in t.nodes.items():
+                if self._label_ok(t, _get(n, "label", "")) and self._attrs_ok(t, self._node_props(n)) and any(
+                        loc["since"] <= hi and loc["until"] >= lo and self._near_anchor(t, loc["parent"], None)
+                        for loc in _get(n, "trail", []) or []):
+                    t.instance_nodes.add(nid)
+                    inst = self._node_props(n).get("instance_id", "")
+                    if inst:
+                        t.instances.add(inst)
+                    add(_get(n, "parent", ""), f"{nid} was there then; last seen here", instance=inst)
         if p.habit and not t.instances and not t.instance_nodes:  # no memory records: the scene graph's location trails
             dwell: Counter = Counter()
             for nid, n in t.nodes.items():
@@ -367,7 +397,7 @@ class OfflinePolicy:
             current = 1 if _get(n, "state", "current") == "current" else 0
             candidates.append((current, score, _get(n, "last_seen", 0.0), nid, n))
         for *_, nid, n in sorted(candidates, key=lambda c: (-c[0], -c[1], -c[2], c[3])):
-            add(_get(n, "parent", ""), f"{nid} seen there")
+            add(_get(n, "parent", ""), f"{nid} seen there", instance=self._node_props(n).get("instance_id", ""))
         if not t.nodes and not t.fixtures:  # no scene graph: the newest sightings in memory
             sightings = sorted(((_get(r, "stamp", 0.0), s) for r in t.records for s in (_get(r, "sightings", []) or [])
                                 if s.kind != "fixture" and self._label_ok(t, s.label)
@@ -409,6 +439,8 @@ class OfflinePolicy:
         phrase = p.target or p.need or p.text
         if t.target_labels:
             phrase = t.target_labels[0]
+        if p.context:  # "the remote is dead; find me some batteries": the context says where, too
+            phrase = f"{phrase} ({p.context})"
         out = []
         scoped = bool(p.scope) and bool(t.anchor_fixtures or t.anchor_rooms)
         labels = [_get(f, "label", fixture_class(fid)) for fid, f in t.fixtures.items()]
@@ -474,6 +506,8 @@ class OfflinePolicy:
             if not t.looked:
                 return Action("peek", {"target": place.fixture})
         elif not t.looked:
+            if place.instance and not t.pick_failures[place.instance] and p.intent != INTENT_LOCATE:
+                return Action("pick", {"target": place.instance})  # memory names it; the grasp verifies it
             return Action("detect", {"query": ""})
         t.explored.add(place.fixture)
         t.current = None
@@ -500,6 +534,21 @@ class OfflinePolicy:
         room = room or (_get(f, "room", "") if f is not None else "")
         return f"the {label} ({fid})" + (f" in the {room.replace('_', ' ')}" if room else "")
 
+    def _asked_attribute(self, t: _Task, key: str) -> str:
+        """The value of an attribute a question asks for, from the newest matching sighting or node."""
+        found: list[tuple[float, str]] = []
+        for n in t.nodes.values():
+            props = self._node_props(n)
+            if key in props and self._label_ok(t, _get(n, "label", "")) and \
+                    self._near_anchor(t, _get(n, "parent", ""), _get(n, "position"), _get(n, "room", "")):
+                found.append((_get(n, "last_seen", 0.0), str(props[key])))
+        for r in t.records:
+            for s_ in _get(r, "sightings", []) or []:
+                if key in s_.attributes and self._label_ok(t, s_.label) and \
+                        self._near_anchor(t, s_.support, s_.position, _get(r, "room", "")):
+                    found.append((_get(r, "stamp", 0.0), str(s_.attributes[key])))
+        return max(found)[1] if found else ""
+
     def _recall_answer(self, t: _Task) -> str:
         p = t.parsed
         if not p.target and (t.anchor_fixtures or t.anchor_rooms):  # "what is on the desk?"
@@ -516,6 +565,10 @@ class OfflinePolicy:
                 return "I saw " + ", ".join(f"a {label}" for label, _ in seen.most_common(5)) + \
                     f" {p.relation or 'at'} {p.anchor}."
             return f"I have not seen anything {p.relation or 'at'} {p.anchor}."
+        if p.asks:
+            value = self._asked_attribute(t, p.asks)
+            if value:
+                return f"The {p.target or 'object'} is {value}."
         best: Optional[tuple[float, str, str]] = None  # stamp, fixture, room
         lo, hi = p.window if p.window is not None else (-math.inf, math.inf)
         for r in t.records:

@@ -4,7 +4,7 @@
   ``updated_node`` keyframe, cut from the ring-buffer frame nearest the event and linked to every
   node in view (the nodes of ``observed`` events and the sightings of the same frame). These perception keyframes go through the blank/blurry/near-duplicate filters; one
   frame that creates several nodes becomes one keyframe linked to all of them. A new node whose
-  frame was filtered out stays pending and gets the next acceptable frame that shows it.
+  frame was filtered out stays pending and gets the next acceptable frame it is observed in.
 - Interaction events: every frame of the action window (before, during..., after) is kept, linked
   to the action's target; the analyzer later marks the most informative one (``interaction_key``).
 
@@ -79,18 +79,11 @@ class KeyframeRecorder:
         self.rejected: dict[str, int] = {"blank": 0, "blurry": 0, "duplicate": 0}
 
     # -- sensor side -----------------------------------------------------------------
-    def on_observation(self, obs: Observation) -> Optional[KeyframeMeta]:
-        """Attach the sightings to their frame; save it when it shows a node still waiting for one."""
-        labels = [s.label for s in obs.sightings]
-        node_ids = [s.object_id for s in obs.sightings if s.object_id]
-        frame = self.ring.annotate(obs.stamp, self.config.frame_tolerance, labels, node_ids, obs.robot_pose)
-        if frame is None:
-            return None
-        with self._lock:
-            waiting = [n for n in frame.node_ids if n in self._pending_nodes]
-            if not waiting:
-                return None
-            return self._save_perception(frame, self._pending_nodes[waiting[0]], waiting)
+    def on_observation(self, obs: Observation) -> None:
+        """Attach the labels seen (and the pose) to their frame. Sighting ids are not linked: in
+        oracle mode they are simulator instance ids, not scene-graph node ids."""
+        self.ring.annotate(obs.stamp, self.config.frame_tolerance, [s.label for s in obs.sightings], [],
+                           obs.robot_pose)
 
     def on_graph_event(self, kind: str, node_id: str, stamp: float) -> Optional[KeyframeMeta]:
         """Save (or extend) the perception keyframe for one scene-graph event; None when nothing new
@@ -99,10 +92,16 @@ class KeyframeRecorder:
             return None
         if kind == "observed":  # a node in view: link it to this frame's keyframe, now or when saved
             frame = self.ring.annotate(stamp, self.config.frame_tolerance, [], [node_id])
+            if frame is None:
+                return None
             with self._lock:
-                saved_id = self._saved.get((frame.camera, frame.stamp)) if frame is not None else None
+                saved_id = self._saved.get((frame.camera, frame.stamp))
                 if saved_id is not None:
                     self.store.link(saved_id, [node_id])
+                    self._pending_nodes.pop(node_id, None)
+                    return None
+                if node_id in self._pending_nodes:  # its new-node frame was filtered out: try this one
+                    return self._save_perception(frame, self._pending_nodes[node_id], [node_id])
             return None
         trigger = trigger_for_graph_event(kind)
         if trigger is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -80,9 +80,11 @@ def parse_selection(answer: Any, candidates: Sequence[KeyframeMeta], limit: int)
 
 class KeyframeRetriever:
     def __init__(self, store: KeyframeStore, embedder: Optional[Embedder] = None,
-                 chat: Optional[ChatClient] = None, config: RetrievalConfig = RetrievalConfig()):
+                 chat: Optional[ChatClient] = None, config: RetrievalConfig = RetrievalConfig(),
+                 load_embedder: Callable[[], Embedder] = get_embedder):
         self.store, self.chat, self.config = store, chat, config
         self._embedder = embedder
+        self._load_embedder = load_embedder
         self._term_vectors: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self.last_path = ""  # vlm | vlm-text | text: how the last retrieval ranked (for tests and logs)
@@ -90,7 +92,7 @@ class KeyframeRetriever:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = get_embedder()
+            self._embedder = self._load_embedder()
         return self._embedder
 
     # -- candidate pool ---------------------------------------------------------------

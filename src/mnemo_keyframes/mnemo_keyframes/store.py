@@ -89,13 +89,14 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _atomic_save(image: Image.Image, dest: Path, fmt: str, **save_kwargs) -> None:
+def _atomic_save(image: Image.Image, dest: Path, fmt: str, durable: bool = True, **save_kwargs) -> None:
     tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         with open(tmp, "wb") as f:
             image.save(f, format=fmt, **save_kwargs)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, dest)
     finally:
         if tmp.exists():
@@ -106,10 +107,11 @@ class KeyframeStore:
     """Keyframe images plus searchable metadata. Thread-safe (one lock around SQLite)."""
 
     def __init__(self, data_dir: str | Path, thumbnail_size: tuple[int, int] = (160, 120),
-                 image_format: str = "jpg", run_id: str = ""):
+                 image_format: str = "jpg", run_id: str = "", durable: bool = True):
         if image_format not in ("png", "jpg"):
             raise ValueError(f"image_format must be png or jpg, got {image_format!r}")
         self.root = (Path(data_dir) / "keyframes").resolve()
+        self._root_str = str(self.root)
         self.images_dir = self.root / "images"
         self.thumbs_dir = self.root / "thumbs"
         self.images_dir.mkdir(parents=True, exist_ok=True)
@@ -117,6 +119,7 @@ class KeyframeStore:
         self.thumbnail_size = (int(thumbnail_size[0]), int(thumbnail_size[1]))
         self.image_format = image_format
         self.run_id = run_id
+        self.durable = durable  # fsync files and directories (off only for benchmarks and bulk imports)
         self._lock = threading.RLock()
         self._db = sqlite3.connect(str(self.root / "keyframes.db"), check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -132,6 +135,13 @@ class KeyframeStore:
         if path != self.root and self.root not in path.parents:
             raise invalid(f"path {str(relative)!r} is outside the keyframe store")
         return path
+
+    def _stored_path(self, relative: str) -> str:
+        """Absolute path of a stored relative path, checked without touching the disk (rows are read
+        often); ``path_in_store`` resolves links too, before a file is opened."""
+        if relative.startswith(("/", "\\")) or ".." in relative.replace("\\", "/").split("/"):
+            raise invalid(f"path {relative!r} is outside the keyframe store")
+        return f"{self._root_str}/{relative}"
 
     def _relative(self, directory: Path, keyframe_id: str, ext: str) -> str:
         return str((directory / f"{keyframe_id}.{ext}").relative_to(self.root))
@@ -203,12 +213,13 @@ class KeyframeStore:
                 raise invalid(f"keyframe {kf_id!r} already exists")
         # Files first, then the row: a crash between the two leaves only an orphan file.
         if self.image_format == "png":
-            _atomic_save(image, self.root / image_rel, "PNG", compress_level=1)
+            _atomic_save(image, self.root / image_rel, "PNG", self.durable, compress_level=1)
         else:
-            _atomic_save(image, self.root / image_rel, "JPEG", quality=92)
-        _atomic_save(thumb, self.root / thumb_rel, "JPEG", quality=85)
-        _fsync_dir(self.images_dir)
-        _fsync_dir(self.thumbs_dir)
+            _atomic_save(image, self.root / image_rel, "JPEG", self.durable, quality=92)
+        _atomic_save(thumb, self.root / thumb_rel, "JPEG", self.durable, quality=85)
+        if self.durable:
+            _fsync_dir(self.images_dir)
+            _fsync_dir(self.thumbs_dir)
         stored = replace(meta, id=kf_id, run_id=meta.run_id or self.run_id,
                          node_ids=_clean_texts(meta.node_ids), tags=_clean_texts(meta.tags),
                          labels=_clean_texts(meta.labels), caption=str(meta.caption)[:MAX_TEXT * 4],
@@ -296,8 +307,8 @@ class KeyframeStore:
 
     # -- reading -------------------------------------------------------------------
     def _absolute(self, meta: KeyframeMeta) -> KeyframeMeta:
-        meta.image_path = str(self.path_in_store(meta.image_path))
-        meta.thumbnail_path = str(self.path_in_store(meta.thumbnail_path))
+        meta.image_path = self._stored_path(meta.image_path)
+        meta.thumbnail_path = self._stored_path(meta.thumbnail_path)
         return meta
 
     def _from_row(self, row: tuple) -> KeyframeMeta:

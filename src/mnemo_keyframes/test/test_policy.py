@@ -25,12 +25,13 @@ def test_events_of_one_frame_make_one_keyframe_linked_to_all_nodes(tmp_path):
     rec.ring.set_pose(Pose2D(1, 2, 0.3))
     rec.ring.push(10.0, textured(1))
     rec.on_observation(obs(10.0, "mug_1"))
+    rec.on_graph_event("observed", "table_1", 10.0)
     first = rec.on_graph_event("created", "mug_1", 10.0)
     assert first is not None and first.trigger == "new_node" and first.robot_pose == Pose2D(3, 4, 0.1)
     assert rec.on_graph_event("created", "bowl_1", 10.01) is None
-    rec.on_graph_event("observed", "table_1", 10.0)
+    rec.on_graph_event("observed", "shelf_1", 10.0)
     assert store.count() == 1
-    assert set(store.get(first.id).node_ids) == {"mug_1", "bowl_1", "table_1"}
+    assert set(store.get(first.id).node_ids) == {"mug_1", "bowl_1", "table_1", "shelf_1"}  # not the sightings' instance ids
     assert store.get(first.id).labels == ["mug"]
     assert rec.on_graph_event("observed", "x", 10.0) is None and rec.on_graph_event("state", "x", 10.0) is None
 
@@ -55,7 +56,8 @@ def test_duplicate_updates_are_filtered_but_new_nodes_wait_for_a_good_frame(tmp_
     rec.ring.push(3.0, np.zeros((480, 640, 3), np.uint8))
     assert rec.on_graph_event("created", "cup_1", 3.0) is None  # blank frame
     rec.ring.push(4.0, textured(4))
-    saved = rec.on_observation(obs(4.0, "cup_1"))  # the next frame that shows it
+    assert rec.on_observation(obs(4.0, "cup_1")) is None  # sighting ids are not node ids
+    saved = rec.on_graph_event("observed", "cup_1", 4.0)  # the next frame it is observed in
     assert saved is not None and "cup_1" in saved.node_ids and saved.trigger == "new_node"
     assert [m.id for m in store.query(node_id="cup_1")] == [saved.id]
 

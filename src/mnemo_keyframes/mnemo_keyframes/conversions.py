@@ -1,0 +1,68 @@
+"""Messages <-> core types for the keyframe node (and the analyzer, which reads the same events)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from mnemo_common.ros import (
+    pose2d_from_msg, pose2d_to_msg, signals_from_msg, signals_to_msg, time_from_msg, time_to_msg,
+)
+from mnemo_common.types import InteractionEvent, KeyframeMeta, Pose2D, Status
+from mnemo_interfaces.msg import InteractionEvent as InteractionEventMsg
+from mnemo_interfaces.msg import Keyframe
+
+_CHANNELS = {"rgb8": (3, (0, 1, 2)), "bgr8": (3, (2, 1, 0)), "rgba8": (4, (0, 1, 2)), "bgra8": (4, (2, 1, 0)),
+             "mono8": (1, (0, 0, 0))}
+
+
+def keyframe_to_msg(meta: KeyframeMeta) -> Keyframe:
+    return Keyframe(id=meta.id, stamp=time_to_msg(meta.stamp), run_id=meta.run_id, camera=meta.camera,
+                    trigger=meta.trigger, action=meta.action, parent_id=meta.parent_id, node_ids=list(meta.node_ids),
+                    robot_pose=pose2d_to_msg(meta.robot_pose), tags=list(meta.tags), labels=list(meta.labels),
+                    caption=meta.caption, image_path=meta.image_path, thumbnail_path=meta.thumbnail_path,
+                    score=float(meta.score))
+
+
+def keyframe_from_msg(msg: Keyframe) -> KeyframeMeta:
+    return KeyframeMeta(id=msg.id, stamp=time_from_msg(msg.stamp), trigger=msg.trigger, image_path=msg.image_path,
+                        thumbnail_path=msg.thumbnail_path, run_id=msg.run_id, camera=msg.camera, action=msg.action,
+                        parent_id=msg.parent_id, node_ids=list(msg.node_ids),
+                        robot_pose=pose2d_from_msg(msg.robot_pose), tags=list(msg.tags), labels=list(msg.labels),
+                        caption=msg.caption, score=msg.score)
+
+
+def interaction_to_msg(event: InteractionEvent) -> InteractionEventMsg:
+    return InteractionEventMsg(
+        id=event.id, action=event.action, target=event.target, start=time_to_msg(event.start),
+        end=time_to_msg(event.end), success=bool(event.success), error_code=int(event.code), message=event.message,
+        signals=signals_to_msg(event.signals), seen_contents=list(event.seen_contents), picked_id=event.picked_id,
+        frame_refs=list(event.frame_refs), robot_pose=pose2d_to_msg(event.robot_pose))
+
+
+def interaction_from_msg(msg: InteractionEventMsg) -> InteractionEvent:
+    code = Status(msg.error_code) if msg.error_code in Status._value2member_map_ else Status.FAILED
+    return InteractionEvent(
+        id=msg.id, action=msg.action, target=msg.target, start=time_from_msg(msg.start), end=time_from_msg(msg.end),
+        success=msg.success, code=code, message=msg.message, signals=signals_from_msg(msg.signals),
+        seen_contents=list(msg.seen_contents), picked_id=msg.picked_id, frame_refs=list(msg.frame_refs),
+        robot_pose=pose2d_from_msg(msg.robot_pose))
+
+
+def rgb_from_image_msg(msg) -> np.ndarray:
+    """sensor_msgs/Image (rgb8, bgr8, rgba8, bgra8, mono8) -> HxWx3 uint8 RGB."""
+    if msg.encoding not in _CHANNELS:
+        raise ValueError(f"unsupported image encoding {msg.encoding!r}")
+    channels, order = _CHANNELS[msg.encoding]
+    raw = np.frombuffer(bytes(msg.data), dtype=np.uint8)
+    if msg.height == 0 or msg.width == 0 or raw.size < msg.height * msg.step:
+        raise ValueError(f"image data too short for {msg.width}x{msg.height} step {msg.step}")
+    rows = raw[: msg.height * msg.step].reshape(msg.height, msg.step)[:, : msg.width * channels]
+    pixels = rows.reshape(msg.height, msg.width, channels)
+    return np.ascontiguousarray(pixels[:, :, list(order)])
+
+
+def pose2d_from_pose_stamped(msg) -> Pose2D:
+    q = msg.pose.orientation
+    yaw = math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
+    return Pose2D(msg.pose.position.x, msg.pose.position.y, yaw)

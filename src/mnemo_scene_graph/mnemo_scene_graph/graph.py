@@ -808,14 +808,13 @@ class SceneGraph:
         """A node just found absent whose single same-label look-alike first appeared after it was
         last seen: that look-alike is the same object, moved. Keep the older id (it carries the
         interaction history) at the newer location, and retire the newer one."""
+        color = normalize_label(node.prop("color"))
         others = [n for n in self.query(label=node.label, kind=KIND_OBJECT, include_stale=True)
-                  if n.id != node.id and n.first_seen > node.last_seen]
+                  if n.id != node.id and n.first_seen > node.last_seen
+                  and not (color and n.prop("color") and normalize_label(n.prop("color")) != color)]
         if len(others) != 1:
             return ""
         other = others[0]
-        color_a, color_b = normalize_label(node.prop("color")), normalize_label(other.prop("color"))
-        if color_a and color_b and color_a != color_b:
-            return ""
         new = Location(other.position, other.parent, other.relation, other.room, other.located_since, other.last_seen)
         self._emit(stamp, node.id, "location", "location", old=node.location().to_dict(), new=new.to_dict())
         self._emit(stamp, node.id, "observed", new={

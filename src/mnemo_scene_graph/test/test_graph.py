@@ -142,6 +142,25 @@ def test_moved_object_seen_first_at_new_place_is_merged_when_old_place_found_emp
     assert g.location_trail("mug_1")[-1].parent == "table_1"
 
 
+def test_merge_on_stale_ignores_look_alikes_of_another_colour():
+    g = SceneGraph()
+    table, sink = fixture("table_1", "table", 1.0, 2.0), fixture("sink_1", "sink", 3.0, 0.5)
+    g.integrate_observation(obs(10.0, [table, mug(1.0, 2.0, color="white", support="table_1")]))
+    # Other mugs first seen later, and the white one seen at the sink before the table is revisited.
+    g.integrate_observation(obs(20.0, [sink, mug(3.0, 0.5, color="white", support="sink_1"),
+                                       mug(3.2, 0.5, color="red", support="sink_1")]))
+    r = g.integrate_observation(obs(30.0, [table]), visible_fn=lambda p: p[0] < 2.0)
+    assert r.merged == [("mug_2", "mug_1")]
+    assert sorted(n.prop("color") for n in g.query(label="mug")) == ["red", "white"]
+    # Two white look-alikes would be ambiguous: no merge then.
+    g2 = SceneGraph()
+    g2.integrate_observation(obs(10.0, [table, mug(1.0, 2.0, color="white", support="table_1")]))
+    g2.integrate_observation(obs(20.0, [sink, mug(3.0, 0.5, color="white", support="sink_1"),
+                                        mug(3.2, 0.5, color="white", support="sink_1")]))
+    r = g2.integrate_observation(obs(30.0, [table]), visible_fn=lambda p: p[0] < 2.0)
+    assert r.stale == ["mug_1"] and r.merged == []
+
+
 def test_new_object_appears_while_old_is_still_current():
     g = SceneGraph()
     g.integrate_observation(obs(10.0, [mug(1.0, 2.0)]))

@@ -1,0 +1,28 @@
+"""mnemo_memory: the long-term memory of STAR (section IV-B): each observation stored as a record
+m_t = (t, x_t, embed(o_t), o_t), searchable by meaning, time and place, on disk, fast.
+
+In-process API (no ROS)::
+
+    from mnemo_common.embedding import get_embedder
+    from mnemo_memory.service import MemoryService
+    memory = MemoryService.open(get_embedder(), data_dir="data")      # or url="http://qdrant:6333"
+    ids = memory.add([MemoryRecord(...)])                 # embeds captions; durable on return
+    memory.search_text("red mug", k=10, filter=MemoryFilter(since=..., room="kitchen", labels=["mug"]))
+    memory.search_time(since=t0, until=t1, k=10, text="")  # or around=t; text ranks inside the window
+    memory.search_position(x, y, radius=2.0, k=10, text="")  # radius <= 0: the k nearest
+    memory.get(record_id) -> MemoryRecord (with embedding); memory.count(); memory.close()
+
+Errors are ``MnemoError`` (INVALID_ARGUMENT for bad input, NOT_FOUND for unknown ids,
+UNAVAILABLE when another process holds the store, FAILED for an embedding-model mismatch).
+
+Modules: ``store`` (MemoryStore protocol, query plans, open_store), ``edge_store`` (default,
+qdrant-edge in-process), ``client_store`` (qdrant-client: server/cluster or local mode),
+``service`` (MemoryService), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,
+rate limiter, RecordBuilder), ``bag`` (rosbag2 MCAP reading), ``conversions`` (msg <-> core),
+``node`` (ROS node ``memory``), ``cli`` (``mnemo memory query|ingest``).
+
+ROS API (names in mnemo_common.names): subscribes OBSERVATIONS; serves MEMORY_SEARCH_TEXT
+(SearchMemoryByText), MEMORY_SEARCH_TIME (SearchMemoryByTime), MEMORY_SEARCH_POSITION
+(SearchMemoryByPosition), MEMORY_GET_RECORD (GetMemoryRecord, raw_path = absolute path of the
+raw image when it exists), MEMORY_ADD_RECORD (AddMemoryRecord, answered once durable).
+"""

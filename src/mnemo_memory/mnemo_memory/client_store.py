@@ -1,0 +1,116 @@
+"""The fleet backend: qdrant-client against a Qdrant server or cluster (same schema, same queries).
+
+``location`` is a URL (``http://host:6333``), or for tests qdrant-client's local mode:
+``":memory:"`` or ``"path:DIR"``. The embedding model's name and dimension live in the
+collection's metadata; writes use ``wait=True`` so an acknowledged record is stored.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Optional
+
+import numpy as np
+from qdrant_client import QdrantClient, models
+
+from mnemo_common.types import MnemoError, Status
+
+from mnemo_memory.edge_store import SCHEMA_VERSION, check_meta
+from mnemo_memory.records import INDEXED_FIELDS
+from mnemo_memory.store import Conditions, Hit, QdrantStoreBase
+
+
+def client_filter(c: Conditions) -> Optional[models.Filter]:
+    if c.empty():
+        return None
+    must: list[Any] = []
+    if c.stamp_gte is not None or c.stamp_lte is not None or c.stamp_lt is not None:
+        must.append(models.FieldCondition(key="stamp", range=models.Range(gte=c.stamp_gte, lte=c.stamp_lte, lt=c.stamp_lt)))
+    for key, rng in (("x", c.x_range), ("y", c.y_range)):
+        if rng is not None:
+            must.append(models.FieldCondition(key=key, range=models.Range(gte=rng[0], lte=rng[1])))
+    if c.room:
+        must.append(models.FieldCondition(key="room", match=models.MatchValue(value=c.room)))
+    if c.labels:
+        must.append(models.FieldCondition(key="labels", match=models.MatchAny(any=list(c.labels))))
+    return models.Filter(must=must)
+
+
+def _connect(location: str, api_key: str) -> QdrantClient:
+    if location == ":memory:":
+        return QdrantClient(location=":memory:")
+    if location.startswith("path:"):
+        try:
+            return QdrantClient(path=location[len("path:"):])
+        except RuntimeError as exc:  # qdrant-client's local mode locks its folder
+            raise MnemoError(Status.UNAVAILABLE, f"memory store {location} is already open by another process: {exc}") from exc
+    return QdrantClient(url=location, api_key=api_key or None, timeout=30)
+
+
+class ClientStore(QdrantStoreBase):
+    def __init__(self, location: str, collection: str, model_name: str, dim: int, api_key: str = ""):
+        self.location, self.collection = location, collection
+        self._client = _connect(location, api_key)
+        try:
+            self._open(model_name, dim)
+        except BaseException:
+            self._client.close()
+            raise
+
+    def _open(self, model_name: str, dim: int) -> None:
+        where = f"{self.location}/{self.collection}"
+        if self._client.collection_exists(self.collection):
+            meta = self._client.get_collection(self.collection).config.metadata or {}
+            self.model_name, self.dim = check_meta(meta, model_name, dim, where)
+            return
+        if not dim:
+            raise MnemoError(Status.NOT_FOUND, f"no memory collection {where} and no embedding dimension to create one")
+        self.model_name, self.dim = model_name, dim
+        self._client.create_collection(
+            self.collection, vectors_config=models.VectorParams(size=dim, distance=models.Distance.DOT),
+            metadata={"model": model_name, "dim": dim, "schema": SCHEMA_VERSION})
+        kinds = {"float": models.PayloadSchemaType.FLOAT, "keyword": models.PayloadSchemaType.KEYWORD}
+        with warnings.catch_warnings():  # local mode warns that it has no payload indexes
+            warnings.simplefilter("ignore", UserWarning)
+            for name, kind in INDEXED_FIELDS.items():
+                self._client.create_payload_index(self.collection, name, kinds[kind], wait=True)
+
+    # -- engine primitives ---------------------------------------------------------------
+    def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
+        self._client.upsert(self.collection, wait=True, points=models.Batch(
+            ids=ids, vectors=vectors.tolist(), payloads=payloads))
+
+    def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
+        result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=client_filter(cond),
+                                           limit=limit, with_payload=True)
+        return [(p.payload, p.score) for p in result.points]
+
+    def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
+        order = models.OrderBy(key="stamp", direction=models.Direction.DESC if descending else models.Direction.ASC)
+        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond), limit=limit,
+                                         order_by=order, with_payload=True)
+        return [r.payload for r in records]
+
+    def _scan(self, cond: Conditions, limit: int) -> list[dict]:
+        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond), limit=limit,
+                                         with_payload=True)
+        return [r.payload for r in records]
+
+    def _count(self, cond: Conditions) -> int:
+        return self._client.count(self.collection, count_filter=client_filter(cond), exact=True).count
+
+    def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
+        found = self._client.retrieve(self.collection, [pid], with_payload=True, with_vectors=True)
+        return (found[0].payload, found[0].vector) if found else None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def flush(self) -> None:
+        """Writes are acknowledged by the server (wait=True); nothing to flush client-side."""
+
+    def optimize(self) -> bool:
+        """The server optimizes in the background."""
+        return False
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None

@@ -1,0 +1,159 @@
+"""The default backend: Qdrant's engine embedded in-process (qdrant-edge-py), on local disk.
+
+Directory layout (``root`` = data_dir/memory/<collection>/)::
+
+    root/meta.json   embedding model name and dimension, written once at creation
+    root/lock        flock'ed by the one process that writes the store
+    root/shard/      the Qdrant edge shard (segments + its write-ahead log)
+
+Durability: every ``update`` is appended to the shard's write-ahead log before it returns, so an
+acknowledged record survives the process being killed (the crash test checks this with SIGKILL);
+the log is replayed on the next open. ``flush`` writes segments and lets the log be trimmed, so
+the store flushes itself every ``flush_every`` records to keep reopening fast.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+import qdrant_edge as qe
+
+from mnemo_common.types import MnemoError, Status
+
+from mnemo_memory.records import INDEXED_FIELDS
+from mnemo_memory.store import Conditions, Hit, ModelMismatchError, QdrantStoreBase
+
+SCHEMA_VERSION = 1
+
+
+def check_meta(stored: dict, model_name: str, dim: int, where: str) -> tuple[str, int]:
+    """The store's model and dimension; a clear error when the caller embeds with another model."""
+    s_model, s_dim = stored.get("model", ""), int(stored.get("dim", 0))
+    if (model_name and s_model and model_name != s_model) or (dim and s_dim and dim != s_dim):
+        raise ModelMismatchError(
+            f"memory store {where} was built with embedding model {s_model!r} ({s_dim}-d); "
+            f"opening it with {model_name!r} ({dim}-d) would compare unrelated vectors. "
+            f"Use the same model, or another collection/data directory.")
+    return s_model or model_name, s_dim or dim
+
+
+def edge_filter(c: Conditions) -> Optional[qe.Filter]:
+    if c.empty():
+        return None
+    must: list[Any] = []
+    if c.stamp_gte is not None or c.stamp_lte is not None or c.stamp_lt is not None:
+        must.append(qe.FieldCondition("stamp", range=qe.RangeFloat(gte=c.stamp_gte, lte=c.stamp_lte, lt=c.stamp_lt)))
+    for key, rng in (("x", c.x_range), ("y", c.y_range)):
+        if rng is not None:
+            must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=rng[0], lte=rng[1])))
+    if c.room:
+        must.append(qe.FieldCondition("room", match=qe.MatchValue(c.room)))
+    if c.labels:
+        must.append(qe.FieldCondition("labels", match=qe.MatchAny(list(c.labels))))
+    return qe.Filter(must=must)
+
+
+class EdgeStore(QdrantStoreBase):
+    def __init__(self, root: str | Path, model_name: str, dim: int, flush_every: int = 20_000):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(self.root / "lock", "a+")
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.seek(0)
+            holder = self._lock_file.read().strip()
+            self._lock_file.close()
+            raise MnemoError(Status.UNAVAILABLE,
+                             f"memory store {self.root} is already open for writing by another process"
+                             f"{f' (pid {holder})' if holder else ''}; one writer per store") from None
+        try:
+            self._lock_file.seek(0)
+            self._lock_file.truncate()
+            self._lock_file.write(str(os.getpid()))
+            self._lock_file.flush()
+            self._open(model_name, dim)
+        except BaseException:
+            self._release_lock()
+            raise
+        self._flush_every = flush_every
+        self._since_flush = 0
+
+    def _open(self, model_name: str, dim: int) -> None:
+        meta_path, shard_path = self.root / "meta.json", self.root / "shard"
+        if meta_path.exists():
+            self.model_name, self.dim = check_meta(json.loads(meta_path.read_text()), model_name, dim, str(self.root))
+            self._shard = qe.EdgeShard.load(str(shard_path))
+            return
+        if not dim:
+            raise MnemoError(Status.NOT_FOUND, f"no memory store at {self.root} and no embedding dimension to create one")
+        self.model_name, self.dim = model_name, dim
+        if shard_path.exists():  # created before meta.json was written: start over, nothing was acknowledged
+            import shutil
+
+            shutil.rmtree(shard_path)
+        config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot),
+                               payload_memory=qe.Memory.Cached,
+                               hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000))
+        self._shard = qe.EdgeShard.create(str(shard_path), config)
+        kinds = {"float": qe.PayloadSchemaType.Float, "keyword": qe.PayloadSchemaType.Keyword}
+        for name, kind in INDEXED_FIELDS.items():
+            self._shard.update(qe.UpdateOperation.create_field_index(name, kinds[kind]))
+        self._shard.flush()
+        tmp = meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}))
+        os.replace(tmp, meta_path)
+
+    def _release_lock(self) -> None:
+        if not self._lock_file.closed:
+            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+            self._lock_file.close()
+
+    # -- engine primitives ---------------------------------------------------------------
+    def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
+        points = [qe.Point(pid, vec, payload) for pid, vec, payload in zip(ids, vectors.tolist(), payloads)]
+        self._shard.update(qe.UpdateOperation.upsert_points(points))
+        self._since_flush += len(points)
+        if self._since_flush >= self._flush_every:
+            self.flush()
+
+    def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
+        hits = self._shard.query(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector.tolist()),
+                                                 filter=edge_filter(cond), with_payload=True))
+        return [(h.payload, h.score) for h in hits]
+
+    def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
+        order = qe.OrderBy("stamp", direction=qe.Direction.Desc if descending else qe.Direction.Asc)
+        hits = self._shard.query(qe.QueryRequest(limit=limit, query=order, filter=edge_filter(cond), with_payload=True))
+        return [h.payload for h in hits]
+
+    def _scan(self, cond: Conditions, limit: int) -> list[dict]:
+        records, _ = self._shard.scroll(qe.ScrollRequest(limit=limit, filter=edge_filter(cond), with_payload=True))
+        return [r.payload for r in records]
+
+    def _count(self, cond: Conditions) -> int:
+        return self._shard.count(qe.CountRequest(exact=True, filter=edge_filter(cond)))
+
+    def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
+        found = self._shard.retrieve([pid], with_payload=True, with_vector=True)
+        return (found[0].payload, found[0].vector) if found else None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def flush(self) -> None:
+        self._shard.flush()
+        self._since_flush = 0
+
+    def optimize(self) -> bool:
+        """Merge segments and build the HNSW index (blocking; slow for large stores)."""
+        return bool(self._shard.optimize())
+
+    def close(self) -> None:
+        if getattr(self, "_shard", None) is not None:
+            self._shard.flush()
+            self._shard.close()
+            self._shard = None
+        self._release_lock()

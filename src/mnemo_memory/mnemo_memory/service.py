@@ -1,0 +1,139 @@
+"""MemoryService: the facade the node, the CLI, the planner and the benchmarks call.
+
+It embeds query text, validates every input (raising ``MnemoError`` with INVALID_ARGUMENT or
+NOT_FOUND and a message) and calls the store. Methods may be called from several threads:
+embedding runs in parallel, store calls are serialised by one lock (qdrant-client's local mode
+is not thread-safe, and a store call takes milliseconds).
+"""
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from mnemo_common.embedding import Embedder
+from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Status, invalid
+
+from mnemo_memory.store import MAX_K, MemoryStore, open_store
+
+
+def _finite(name: str, *values: Optional[float]) -> None:
+    for v in values:
+        if v is not None and not math.isfinite(v):
+            raise invalid(f"{name} must be finite, got {v}")
+
+
+def validate_k(k: int) -> int:
+    if not isinstance(k, (int, np.integer)) or k <= 0 or k > MAX_K:
+        raise invalid(f"k must be in 1..{MAX_K}, got {k}")
+    return int(k)
+
+
+def validate_filter(f: Optional[MemoryFilter]) -> Optional[MemoryFilter]:
+    if f is None:
+        return None
+    _finite("filter time", f.since, f.until)
+    if f.since is not None and f.until is not None and f.since > f.until:
+        raise invalid(f"filter time range is inverted: since {f.since} > until {f.until}")
+    if f.near is not None:
+        _finite("filter region", f.near[0], f.near[1], f.radius)
+        if f.radius <= 0:
+            raise invalid(f"filter region radius must be > 0, got {f.radius}")
+    return f
+
+
+def validate_record(r: MemoryRecord) -> None:
+    _finite("record stamp", r.stamp)
+    if not r.robot_pose.is_finite():
+        raise invalid(f"record robot pose must be finite, got {r.robot_pose}")
+    if not r.camera_pose.is_finite():
+        raise invalid(f"record camera pose must be finite, got {r.camera_pose}")
+    for s in r.sightings:
+        _finite(f"sighting {s.label!r} position", *s.position)
+
+
+class MemoryService:
+    def __init__(self, store: MemoryStore, embedder: Embedder):
+        if store.dim != embedder.dim:
+            raise MnemoError(Status.FAILED, f"embedder {embedder.name} gives {embedder.dim}-d vectors, "
+                                            f"store holds {store.dim}-d")
+        self.store, self.embedder = store, embedder
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, embedder: Embedder, data_dir: str | Path = "data", url: str = "",
+             collection: str = "mnemo_memory") -> "MemoryService":
+        return cls(open_store(data_dir, embedder.name, embedder.dim, url=url, collection=collection), embedder)
+
+    # -- writes --------------------------------------------------------------------------
+    def add(self, records: Sequence[MemoryRecord]) -> list[str]:
+        """Store records (embedding their captions when they carry none); durable on return."""
+        for r in records:
+            validate_record(r)
+        missing = [r for r in records if r.embedding is None]
+        if missing:
+            for r, e in zip(missing, self.embedder.embed([r.caption for r in missing])):
+                r.embedding = e
+        with self._lock:
+            return self.store.add(records)
+
+    # -- queries -------------------------------------------------------------------------
+    def _embed_query(self, text: str, required: bool) -> Optional[np.ndarray]:
+        if not text or not text.strip():
+            if required:
+                raise invalid("query text is empty")
+            return None
+        return self.embedder.embed([text.strip()])[0]
+
+    def search_text(self, text: str, k: int = 10, filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:
+        k, filter = validate_k(k), validate_filter(filter)
+        query = self._embed_query(text, True)
+        with self._lock:
+            return self.store.search_text(query, k, filter)
+
+    def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
+                    around: Optional[float] = None, k: int = 10, text: str = "",
+                    filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:
+        """Records in [since, until] (time order, or by similarity to text), or nearest in time
+        to ``around`` (then since/until must be unset)."""
+        k, filter = validate_k(k), validate_filter(filter)
+        _finite("time", since, until, around)
+        if around is not None and (since is not None or until is not None):
+            raise invalid("give either a time range (since/until) or 'around', not both")
+        if since is not None and until is not None and since > until:
+            raise invalid(f"time range is inverted: since {since} > until {until}")
+        query = self._embed_query(text, False)
+        with self._lock:
+            return self.store.search_time(since, until, around, k, filter, query)
+
+    def search_position(self, x: float, y: float, radius: float = 0.0, k: int = 10, text: str = "",
+                        filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:
+        k, filter = validate_k(k), validate_filter(filter)
+        _finite("position", x, y, radius)
+        query = self._embed_query(text, False)
+        with self._lock:
+            return self.store.search_position(x, y, radius, k, filter, query)
+
+    def get(self, record_id: str) -> MemoryRecord:
+        if not record_id:
+            raise invalid("record id is empty")
+        with self._lock:
+            record = self.store.get(record_id)
+        if record is None:
+            raise MnemoError(Status.NOT_FOUND, f"no memory record with id {record_id!r}")
+        return record
+
+    def count(self) -> int:
+        with self._lock:
+            return self.store.count()
+
+    def flush(self) -> None:
+        with self._lock:
+            self.store.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self.store.close()

@@ -1,0 +1,308 @@
+"""The memory store: one interface, two Qdrant backends with the same schema and queries.
+
+``MemoryStore`` (the protocol every caller uses)::
+
+    add(records) -> list[str]              # ids; records are durable when it returns
+    search_text(embedding, k, filter)      # semantic index, with optional filters
+    search_time(since, until, around, k, filter, text_embedding=None)
+    search_position(x, y, radius, k, filter, text_embedding=None)   # radius <= 0: k nearest
+    get(id) -> MemoryRecord | None         # with its embedding
+    count() -> int
+    flush(); optimize(); close()
+
+Backends: ``EdgeStore`` (Qdrant's engine in-process, qdrant-edge-py; the default) and
+``ClientStore`` (qdrant-client against a server/cluster URL, or its local mode). Both subclass
+``QdrantStoreBase``, which holds every query plan and talks to the engine through six small
+primitives over a neutral ``Conditions`` filter. ``open_store`` picks the backend.
+
+Query semantics (shared by both backends):
+- scores: cosine similarity when a text embedding ranks the results; otherwise -|dt| seconds
+  (time "around"), -distance metres (position), 0.0 (time range in time order).
+- a region (filter.near + radius) is a box on the x/y range indices followed by an exact
+  distance check, so corners of the box never leak into results.
+- time "around" t without text: the k records nearest in time. With text: the records ranked by
+  similarity inside the smallest window around t holding ``CONTEXT_FACTOR * k`` records.
+- position with radius <= 0 and text: ranked by similarity inside the smallest circle holding
+  ``CONTEXT_FACTOR * k`` records.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Optional, Protocol, Sequence
+
+import numpy as np
+
+from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Status
+
+from mnemo_memory.records import new_record_id, point_id, record_from_payload, record_to_payload
+
+MAX_K = 10_000
+CONTEXT_FACTOR = 10
+
+
+class MemoryStore(Protocol):
+    model_name: str
+    dim: int
+
+    def add(self, records: Sequence[MemoryRecord]) -> list[str]: ...
+
+    def search_text(self, embedding: np.ndarray, k: int = 10,
+                    filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]: ...
+
+    def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
+                    around: Optional[float] = None, k: int = 10, filter: Optional[MemoryFilter] = None,
+                    text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]: ...
+
+    def search_position(self, x: float, y: float, radius: float = 0.0, k: int = 10,
+                        filter: Optional[MemoryFilter] = None,
+                        text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]: ...
+
+    def get(self, record_id: str) -> Optional[MemoryRecord]: ...
+
+    def count(self) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def optimize(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """A conjunction of indexed-field conditions, translated by each backend to its Filter."""
+
+    stamp_gte: Optional[float] = None
+    stamp_lte: Optional[float] = None
+    stamp_lt: Optional[float] = None
+    x_range: Optional[tuple[float, float]] = None
+    y_range: Optional[tuple[float, float]] = None
+    room: str = ""
+    labels: tuple[str, ...] = ()
+
+    def box(self, x: float, y: float, r: float) -> "Conditions":
+        """These conditions and the square of half-width r around (x, y)."""
+        xr, yr = (x - r, x + r), (y - r, y + r)
+        if self.x_range is not None:
+            xr = (max(xr[0], self.x_range[0]), min(xr[1], self.x_range[1]))
+        if self.y_range is not None:
+            yr = (max(yr[0], self.y_range[0]), min(yr[1], self.y_range[1]))
+        return replace(self, x_range=xr, y_range=yr)
+
+    def empty(self) -> bool:
+        return self == Conditions()
+
+
+Hit = tuple[dict, float]  # (payload, score)
+
+
+@dataclass(frozen=True)
+class _Region:
+    x: float
+    y: float
+    radius: float
+
+    def contains(self, p: dict) -> bool:
+        return math.hypot(p["x"] - self.x, p["y"] - self.y) <= self.radius
+
+
+def _conditions(f: Optional[MemoryFilter]) -> tuple[Conditions, Optional[_Region]]:
+    if f is None:
+        return Conditions(), None
+    c = Conditions(stamp_gte=f.since, stamp_lte=f.until, room=f.room or "", labels=tuple(f.labels))
+    if f.near is not None and f.radius > 0:
+        region = _Region(float(f.near[0]), float(f.near[1]), float(f.radius))
+        return c.box(region.x, region.y, region.radius), region
+    return c, None
+
+
+def _intersect_time(c: Conditions, gte: Optional[float], lte: Optional[float]) -> Conditions:
+    if gte is not None:
+        c = replace(c, stamp_gte=gte if c.stamp_gte is None else max(gte, c.stamp_gte))
+    if lte is not None:
+        c = replace(c, stamp_lte=lte if c.stamp_lte is None else min(lte, c.stamp_lte))
+    return c
+
+
+class ModelMismatchError(MnemoError):
+    def __init__(self, message: str):
+        super().__init__(Status.FAILED, message)
+
+
+class QdrantStoreBase:
+    """Query plans shared by the backends; subclasses implement the engine primitives."""
+
+    model_name: str
+    dim: int
+
+    # -- engine primitives (backend-specific) -------------------------------------------
+    def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
+        raise NotImplementedError
+
+    def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
+        raise NotImplementedError
+
+    def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
+        """Payloads matching cond, ordered by stamp."""
+        raise NotImplementedError
+
+    def _scan(self, cond: Conditions, limit: int) -> list[dict]:
+        raise NotImplementedError
+
+    def _count(self, cond: Conditions) -> int:
+        raise NotImplementedError
+
+    def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
+        raise NotImplementedError
+
+    # -- writes --------------------------------------------------------------------------
+    def add(self, records: Sequence[MemoryRecord]) -> list[str]:
+        if not records:
+            return []
+        vectors = np.empty((len(records), self.dim), dtype=np.float32)
+        ids, payloads = [], []
+        for i, r in enumerate(records):
+            if r.embedding is None:
+                raise MnemoError(Status.INVALID_ARGUMENT, f"record {r.id or i} has no embedding")
+            e = np.asarray(r.embedding, dtype=np.float32).reshape(-1)
+            if e.shape[0] != self.dim:
+                raise MnemoError(Status.INVALID_ARGUMENT,
+                                 f"embedding has dimension {e.shape[0]}, the store holds {self.dim}-d vectors")
+            vectors[i] = e
+            if not r.id:
+                r.id = new_record_id()
+            ids.append(r.id)
+            payloads.append(record_to_payload(r))
+        self._upsert([point_id(i) for i in ids], vectors, payloads)
+        return ids
+
+    # -- reads ---------------------------------------------------------------------------
+    def count(self) -> int:
+        return self._count(Conditions())
+
+    def get(self, record_id: str) -> Optional[MemoryRecord]:
+        found = self._retrieve(point_id(record_id))
+        if found is None:
+            return None
+        payload, vector = found
+        return record_from_payload(payload, vector)
+
+    def search_text(self, embedding: np.ndarray, k: int = 10,
+                    filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:
+        cond, region = _conditions(filter)
+        return self._ranked(embedding, cond, region, k)
+
+    def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
+                    around: Optional[float] = None, k: int = 10, filter: Optional[MemoryFilter] = None,
+                    text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]:
+        cond, region = _conditions(filter)
+        if around is None:
+            cond = _intersect_time(cond, since, until)
+            if text_embedding is not None:
+                return self._ranked(text_embedding, cond, region, k)
+            hits = self._collect(lambda n: self._ordered(cond, False, n), region, k)
+            return [record_from_payload(p) for p in hits]
+        near = self._nearest_in_time(cond, region, around, k if text_embedding is None else CONTEXT_FACTOR * k)
+        if text_embedding is None:
+            return [record_from_payload(p, score=-abs(p["stamp"] - around)) for p in near]
+        if not near:
+            return []
+        window = max(abs(p["stamp"] - around) for p in near)
+        return self._ranked(text_embedding, _intersect_time(cond, around - window, around + window), region, k)
+
+    def search_position(self, x: float, y: float, radius: float = 0.0, k: int = 10,
+                        filter: Optional[MemoryFilter] = None,
+                        text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]:
+        cond, region = _conditions(filter)
+        max_radius = radius if radius > 0 else math.inf
+        if text_embedding is not None and radius > 0:
+            circle = _Region(x, y, radius)
+            return self._ranked(text_embedding, cond.box(x, y, radius), _both(region, circle), k)
+        n = k if text_embedding is None else CONTEXT_FACTOR * k
+        near = self._nearest_in_space(cond, region, x, y, max_radius, n)
+        if text_embedding is None:
+            return [record_from_payload(p, score=-d) for d, p in near]
+        if not near:
+            return []
+        reach = near[-1][0]
+        return self._ranked(text_embedding, cond.box(x, y, reach), _both(region, _Region(x, y, reach)), k)
+
+    # -- plans ---------------------------------------------------------------------------
+    @staticmethod
+    def _collect(fetch: Callable[[int], list], region: Optional[_Region], k: int,
+                 payload_of: Callable[[Any], dict] = lambda p: p) -> list:
+        """First k fetched items inside the region, fetching more while the exact check drops some."""
+        limit = k
+        while True:
+            items = fetch(limit)
+            if region is None:
+                return items[:k]
+            kept = [it for it in items if region.contains(payload_of(it))]
+            if len(kept) >= k or len(items) < limit:
+                return kept[:k]
+            limit *= 4
+
+    def _ranked(self, embedding: np.ndarray, cond: Conditions, region: Optional[_Region], k: int) -> list[MemoryRecord]:
+        vec = np.asarray(embedding, dtype=np.float32).reshape(-1)
+        if vec.shape[0] != self.dim:
+            raise MnemoError(Status.INVALID_ARGUMENT,
+                             f"query embedding has dimension {vec.shape[0]}, the store holds {self.dim}-d vectors")
+        hits = self._collect(lambda n: self._nearest(vec, cond, n), region, k, payload_of=lambda h: h[0])
+        return [record_from_payload(p, score=s) for p, s in hits]
+
+    def _nearest_in_time(self, cond: Conditions, region: Optional[_Region], t: float, k: int) -> list[dict]:
+        after = self._collect(lambda n: self._ordered(_intersect_time(cond, t, None), False, n), region, k)
+        before = self._collect(lambda n: self._ordered(replace(cond, stamp_lt=t), True, n), region, k)
+        return sorted(after + before, key=lambda p: abs(p["stamp"] - t))[:k]
+
+    def _nearest_in_space(self, cond: Conditions, region: Optional[_Region], x: float, y: float,
+                          max_radius: float, k: int) -> list[tuple[float, dict]]:
+        """The k records nearest to (x, y) within max_radius, as (distance, payload), nearest first.
+
+        Grows a square around the point until it holds k records within its inscribed circle,
+        counting with the indices before fetching anything."""
+        total = None
+        r = min(1.0, max_radius)
+        while True:
+            box = cond.box(x, y, r)
+            n = self._count(box)
+            if total is None and (n < k and math.isinf(max_radius)):
+                total = self._count(cond)
+            everything = total is not None and n >= total
+            if n >= k or r >= max_radius or everything:
+                found = []
+                for p in self._scan(box, max(n, 1)):
+                    d = math.hypot(p["x"] - x, p["y"] - y)
+                    if (d <= r or everything) and (region is None or region.contains(p)):
+                        found.append((d, p))
+                found.sort(key=lambda dp: dp[0])
+                if len(found) >= k or r >= max_radius or everything:
+                    return found[:k]
+            r = min(r * 2.0, max_radius)
+
+
+def _both(a: Optional[_Region], b: _Region) -> Any:
+    if a is None:
+        return b
+
+    class _Both:
+        def contains(self, p: dict) -> bool:
+            return a.contains(p) and b.contains(p)
+
+    return _Both()
+
+
+def open_store(data_dir: str | Path = "data", model_name: str = "", dim: int = 0, url: str = "",
+               collection: str = "mnemo_memory", api_key: str = "") -> MemoryStore:
+    """The configured store: a Qdrant server/cluster when url is set, else the embedded engine
+    under data_dir/memory/<collection>/. ``url`` may also be ``":memory:"`` or ``"path:DIR"``
+    for qdrant-client's local mode (tests)."""
+    if url:
+        from mnemo_memory.client_store import ClientStore
+
+        return ClientStore(url, collection, model_name, dim, api_key=api_key)
+    from mnemo_memory.edge_store import EdgeStore
+
+    return EdgeStore(Path(data_dir) / "memory" / collection, model_name, dim)

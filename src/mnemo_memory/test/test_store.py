@@ -1,0 +1,206 @@
+"""One suite, both backends (qdrant-edge in-process and qdrant-client local mode)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mnemo_memory.testing import WordEmbedder, make_record
+from mnemo_common.types import MemoryFilter, MnemoError, Status
+
+CAPTIONS = [
+    ("a red mug on the kitchen table", "kitchen", ["mug", "table"]),
+    ("a blue plate in the sink", "kitchen", ["plate", "sink"]),
+    ("keys on the hallway shelf", "hallway", ["keys", "shelf"]),
+    ("a book on the sofa", "living_room", ["book", "sofa"]),
+    ("a red mug on the desk", "office", ["mug", "desk"]),
+    ("an empty desk with a lamp", "office", ["desk", "lamp"]),
+]
+
+
+def fill(store, emb, n=60):
+    """n records, one every 60 s, walking along x; captions cycle through CAPTIONS."""
+    records = []
+    for i in range(n):
+        caption, room, labels = CAPTIONS[i % len(CAPTIONS)]
+        records.append(make_record(i, caption, stamp=60.0 * i, x=0.5 * i, y=(i % 3) * 1.0, room=room,
+                                   labels=labels, embedder=emb))
+    ids = store.add(records)
+    return records, ids
+
+
+@pytest.fixture
+def filled(backend):
+    emb = WordEmbedder()
+    store = backend()
+    records, ids = fill(store, emb)
+    yield store, emb, records
+    store.close()
+
+
+def test_add_get_roundtrip(filled):
+    store, emb, records = filled
+    assert store.count() == len(records)
+    r = records[7]
+    got = store.get(r.id)
+    assert got.caption == r.caption and got.stamp == r.stamp and got.room == r.room
+    assert (got.robot_pose.x, got.robot_pose.y, got.robot_pose.yaw) == pytest.approx(
+        (r.robot_pose.x, r.robot_pose.y, r.robot_pose.yaw))
+    assert got.camera_pose.position == pytest.approx(r.camera_pose.position)
+    assert sorted(got.labels) == sorted(r.labels)
+    assert [s.label for s in got.sightings] == [s.label for s in r.sightings]
+    assert got.sightings[0].position == pytest.approx(r.sightings[0].position)
+    assert got.sightings[0].attributes == {"color": "red"}
+    assert np.allclose(got.embedding, r.embedding, atol=1e-6)
+    assert store.get("00000000-0000-0000-0000-000000000000") is None
+
+
+def test_custom_string_ids_are_kept(backend):
+    store = backend()
+    try:
+        r = make_record(0, "a red mug", 1.0, 0, 0, embedder=WordEmbedder())
+        r.id = "obs-42"
+        assert store.add([r]) == ["obs-42"]
+        assert store.get("obs-42").caption == "a red mug"
+    finally:
+        store.close()
+
+
+def test_semantic_index(filled):
+    store, emb, records = filled
+    hits = store.search_text(emb.embed(["red mug"])[0], k=5)
+    assert len(hits) == 5
+    assert all("red mug" in h.caption for h in hits)
+    assert hits[0].score >= hits[-1].score
+
+
+def test_semantic_with_time_room_label_filters(filled):
+    store, emb, records = filled
+    q = emb.embed(["red mug"])[0]
+    hits = store.search_text(q, k=50, filter=MemoryFilter(since=600.0, until=1800.0))
+    assert hits and all(600.0 <= h.stamp <= 1800.0 for h in hits)
+    hits = store.search_text(q, k=50, filter=MemoryFilter(room="office"))
+    assert hits and {h.room for h in hits} == {"office"}
+    hits = store.search_text(q, k=50, filter=MemoryFilter(labels=["keys", "book"]))
+    assert hits and all({"keys", "book"} & set(h.labels) for h in hits)
+    assert len(hits) == sum(1 for r in records if {"keys", "book"} & set(r.labels))
+
+
+def test_semantic_with_region_is_exact_circle(filled):
+    store, emb, records = filled
+    f = MemoryFilter(near=(10.0, 1.0), radius=2.0)
+    hits = store.search_text(emb.embed(["mug"])[0], k=100, filter=f)
+    expected = {r.id for r in records if math.hypot(r.robot_pose.x - 10.0, r.robot_pose.y - 1.0) <= 2.0}
+    assert {h.id for h in hits} == expected
+    assert len(expected) < sum(1 for r in records if abs(r.robot_pose.x - 10) <= 2 and abs(r.robot_pose.y - 1) <= 2)
+
+
+def test_time_range_in_time_order(filled):
+    store, emb, records = filled
+    hits = store.search_time(since=300.0, until=900.0, k=100)
+    assert [h.stamp for h in hits] == [300.0 + 60 * i for i in range(11)]
+    assert len(store.search_time(since=300.0, until=900.0, k=3)) == 3
+
+
+def test_time_range_ranked_by_text(filled):
+    store, emb, records = filled
+    hits = store.search_time(since=0.0, until=1200.0, k=3, text_embedding=emb.embed(["keys shelf"])[0])
+    assert hits[0].caption.startswith("keys") and all(h.stamp <= 1200.0 for h in hits)
+
+
+def test_time_around(filled):
+    store, emb, records = filled
+    hits = store.search_time(around=1000.0, k=4)
+    assert sorted(h.stamp for h in hits) == [900.0, 960.0, 1020.0, 1080.0]
+    assert hits[0].score >= hits[-1].score
+    hits = store.search_time(around=1000.0, k=2, filter=MemoryFilter(room="office"))
+    assert all(h.room == "office" for h in hits) and len(hits) == 2
+    hits = store.search_time(around=1000.0, k=1, text_embedding=emb.embed(["book sofa"])[0])
+    assert hits[0].caption == "a book on the sofa" and abs(hits[0].stamp - 1000.0) < 600.0
+
+
+def test_position_radius_and_knn_match_brute_force(filled):
+    store, emb, records = filled
+    def dist(r):
+        return math.hypot(r.robot_pose.x - 7.3, r.robot_pose.y - 0.4)
+    hits = store.search_position(7.3, 0.4, radius=1.5, k=100)
+    assert {h.id for h in hits} == {r.id for r in records if dist(r) <= 1.5}
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    knn = store.search_position(7.3, 0.4, radius=0.0, k=7)
+    assert [h.id for h in knn] == [r.id for r in sorted(records, key=dist)[:7]]
+    far = store.search_position(1000.0, 1000.0, radius=0.0, k=3)
+    assert len(far) == 3
+    assert store.search_position(1000.0, 1000.0, radius=5.0, k=3) == []
+    everything = store.search_position(0.0, 0.0, radius=0.0, k=1000)
+    assert len(everything) == len(records)
+
+
+def test_position_with_filters_and_text(filled):
+    store, emb, records = filled
+    hits = store.search_position(15.0, 1.0, radius=0.0, k=3, filter=MemoryFilter(room="office", since=0.0, until=2400.0))
+    assert len(hits) == 3 and all(h.room == "office" and h.stamp <= 2400.0 for h in hits)
+    hits = store.search_position(15.0, 1.0, radius=4.0, k=2, text_embedding=emb.embed(["red mug"])[0])
+    assert hits and all("red mug" in h.caption for h in hits)
+    assert all(math.hypot(h.robot_pose.x - 15.0, h.robot_pose.y - 1.0) <= 4.0 for h in hits)
+    hits = store.search_position(15.0, 1.0, radius=0.0, k=1, text_embedding=emb.embed(["keys"])[0])
+    assert hits[0].caption.startswith("keys")
+
+
+def test_combined_text_time_room_region_labels(filled):
+    store, emb, records = filled
+    f = MemoryFilter(since=0.0, until=3000.0, room="office", labels=["mug"], near=(10.0, 1.0), radius=8.0)
+    hits = store.search_text(emb.embed(["red mug desk"])[0], k=10, filter=f)
+    expected = {r.id for r in records if r.stamp <= 3000.0 and r.room == "office" and "mug" in r.labels
+                and math.hypot(r.robot_pose.x - 10.0, r.robot_pose.y - 1.0) <= 8.0}
+    assert expected and {h.id for h in hits} == expected
+
+
+def test_persistence_across_restart(backend):
+    emb = WordEmbedder()
+    store = backend()
+    records, ids = fill(store, emb, n=30)
+    store.close()
+    reopened = backend()
+    try:
+        assert reopened.count() == 30
+        assert reopened.get(ids[5]).caption == records[5].caption
+        assert reopened.search_text(emb.embed(["keys"])[0], k=1)[0].caption.startswith("keys")
+        reopened.add([make_record(99, "a green bottle", 9999.0, 1, 1, embedder=emb)])
+        assert reopened.count() == 31
+    finally:
+        reopened.close()
+
+
+def test_model_mismatch_is_a_clear_error(backend):
+    backend().close()
+    with pytest.raises(MnemoError) as err:
+        backend(model="another-model", dim=64)
+    assert "test-words" in err.value.message and "another-model" in err.value.message
+    with pytest.raises(MnemoError):
+        backend(model="test-words", dim=32)
+    backend().close()  # the right model still opens it
+
+
+def test_second_writer_is_refused(backend):
+    first = backend()
+    try:
+        with pytest.raises(MnemoError) as err:
+            backend()
+        assert err.value.code == Status.UNAVAILABLE
+    finally:
+        first.close()
+    backend().close()
+
+
+def test_wrong_dimension_embedding_rejected(backend):
+    store = backend()
+    try:
+        r = make_record(0, "x", 0.0, 0, 0)
+        r.embedding = np.ones(10, dtype=np.float32)
+        with pytest.raises(MnemoError):
+            store.add([r])
+        with pytest.raises(MnemoError):
+            store.search_text(np.ones(10, dtype=np.float32), k=3)
+    finally:
+        store.close()

@@ -84,6 +84,9 @@ class RosClient:
 
     def close(self) -> None:
         self._executor.shutdown(timeout_sec=2.0)
+        # Let the spin thread leave before the node and context go, or the process can abort at
+        # exit ("terminate called without an active exception").
+        self._thread.join(timeout=5.0)
         self.node.destroy_node()
         if self._owns_context:
             rclpy.try_shutdown()

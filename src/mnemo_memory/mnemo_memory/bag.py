@@ -1,0 +1,84 @@
+"""rosbag2 MCAP files: read Observation messages to build memory offline, and write them (tests,
+demos). Messages are CDR-decoded with rclpy's own deserializer, so a bag recorded by
+``ros2 bag record -s mcap`` on a robot reads the same as one written here.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Sequence
+
+from mnemo_common.types import Observation
+
+OBSERVATION_TYPE = "mnemo_interfaces/msg/Observation"
+_PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+               "int64", "uint64", "string", "wstring"}
+
+
+def _msg_file(datatype: str) -> Path:
+    pkg, _, name = datatype.split("/")
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        path = Path(prefix) / "share" / pkg / "msg" / f"{name}.msg"
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"no definition of {datatype} under AMENT_PREFIX_PATH")
+
+
+def msgdef_text(datatype: str) -> str:
+    """The ros2msg schema text rosbag2 stores: the type's definition, then each dependency's."""
+    main = _msg_file(datatype).read_text()
+    sections, seen, todo = [], {datatype}, [(datatype, main)]
+    while todo:
+        current, text = todo.pop(0)
+        pkg = current.split("/")[0]
+        for line in text.splitlines():
+            line = line.split("#", 1)[0].strip()
+            if not line or "=" in line.split()[0]:
+                continue
+            field_type = re.sub(r"\[.*\]$", "", line.split()[0])
+            field_type = re.sub(r"<=\d+$", "", field_type)
+            if field_type in _PRIMITIVES or field_type.startswith(("string<", "wstring<")):
+                continue
+            dep = (f"{field_type.split('/')[0]}/msg/{field_type.split('/')[1]}" if "/" in field_type
+                   else f"{pkg}/msg/{field_type}")
+            if dep not in seen:
+                seen.add(dep)
+                dep_text = _msg_file(dep).read_text()
+                sections.append(f"{'=' * 80}\nMSG: {dep}\n{dep_text}")
+                todo.append((dep, dep_text))
+    return "\n".join([main] + sections)
+
+
+def write_observations(path: str | Path, observations: Iterable[Observation], topic: str) -> int:
+    """Write observations as a rosbag2 MCAP file (mcap-ros2-support's writer); returns the count."""
+    from mcap_ros2.writer import Writer
+
+    from mnemo_common.ros import observation_to_msg
+
+    n = 0
+    with open(path, "wb") as f:
+        writer = Writer(f)
+        schema = writer.register_msgdef(OBSERVATION_TYPE, msgdef_text(OBSERVATION_TYPE))
+        for obs in observations:
+            stamp_ns = int(round(obs.stamp * 1e9))
+            writer.write_message(topic, schema, observation_to_msg(obs), log_time=stamp_ns, publish_time=stamp_ns,
+                                 sequence=n)
+            n += 1
+        writer.finish()
+    return n
+
+
+def read_observations(path: str | Path, topics: Optional[Sequence[str]] = None) -> Iterator[Observation]:
+    """Observations from the given topics (every topic carrying Observation messages when None)."""
+    from mcap.reader import make_reader
+    from rclpy.serialization import deserialize_message
+
+    from mnemo_common.ros import observation_from_msg
+    from mnemo_interfaces.msg import Observation as ObservationMsg
+
+    with open(path, "rb") as f:
+        for schema, channel, message in make_reader(f).iter_messages(topics=list(topics) if topics else None):
+            if schema is None or schema.name != OBSERVATION_TYPE:
+                continue
+            yield observation_from_msg(deserialize_message(message.data, ObservationMsg))

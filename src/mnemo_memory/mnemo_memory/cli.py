@@ -1,0 +1,201 @@
+"""``mnemo memory``: query the running memory node over ROS, or build memory offline from a bag.
+
+    mnemo memory query "red mug" [--since T] [--until T] [--near X,Y --radius R] [--room R]
+                                 [--label L ...] [--k N] [--by text|time|position] [--around T]
+    mnemo memory ingest BAG.mcap [--topics T ...] [--data-dir DIR] [--all]
+
+Times are robot-clock seconds ("93600") or a scenario day and clock time ("1D 02:00", "1 02:00",
+"02:00" = day 0).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from typing import Optional
+
+from mnemo_common import names
+from mnemo_common.types import MemoryFilter, MnemoError
+
+_DAY_TIME = re.compile(r"^(?:(\d+)\s*[dD]?\s+)?(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?$")
+
+
+def parse_time(text: str) -> float:
+    """Seconds, or "[dD ]HH:MM[:SS]" on the scenario clock (seconds since day 0 00:00)."""
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    m = _DAY_TIME.match(text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a time: {text!r} (use seconds or 'dD HH:MM')")
+    day, hh, mm, ss = int(m.group(1) or 0), int(m.group(2)), int(m.group(3)), float(m.group(4) or 0)
+    if hh > 23 or mm > 59 or ss >= 60:
+        raise argparse.ArgumentTypeError(f"not a clock time: {text!r}")
+    return day * 86400 + hh * 3600 + mm * 60 + ss
+
+
+def format_time(seconds: float) -> str:
+    day, rest = divmod(seconds, 86400)
+    return f"{int(day)}D {int(rest // 3600):02d}:{int(rest % 3600 // 60):02d}:{rest % 60:05.2f}"
+
+
+def parse_point(text: str) -> tuple[float, float]:
+    try:
+        x, y = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a point: {text!r} (use X,Y)") from None
+    return x, y
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mnemo memory", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    q = sub.add_parser("query", help="search the running memory node")
+    q.add_argument("text", nargs="?", default="", help="what to look for (ranks results by meaning)")
+    q.add_argument("--by", choices=("text", "time", "position"), help="which index leads (default: inferred)")
+    q.add_argument("--since", type=parse_time)
+    q.add_argument("--until", type=parse_time)
+    q.add_argument("--around", type=parse_time, help="time search: records nearest this time")
+    q.add_argument("--near", type=parse_point, help="X,Y in metres (map frame)")
+    q.add_argument("--radius", type=float, default=0.0, help="metres around --near; 0 = the k nearest")
+    q.add_argument("--room", default="")
+    q.add_argument("--label", action="append", default=[], help="keep records that saw this label (repeatable)")
+    q.add_argument("--k", type=int, default=10)
+    q.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the memory node")
+    i = sub.add_parser("ingest", help="build memory offline from a rosbag2 MCAP file")
+    i.add_argument("bag")
+    i.add_argument("--topics", nargs="+", default=[names.OBSERVATIONS], help="Observation topics to read")
+    i.add_argument("--data-dir", default="data")
+    i.add_argument("--qdrant-url", default="")
+    i.add_argument("--collection", default="mnemo_memory")
+    i.add_argument("--all", action="store_true", help="store every observation (no rate limiting)")
+    i.add_argument("--min-interval", type=float, default=2.0)
+    i.add_argument("--min-translation", type=float, default=0.5)
+    i.add_argument("--min-rotation", type=float, default=0.5)
+    i.add_argument("--batch-size", type=int, default=256)
+    return parser
+
+
+def choose_index(args) -> str:
+    if args.by:
+        return args.by
+    if args.near is not None and not args.text:
+        return "position"
+    if args.around is not None or (not args.text and (args.since is not None or args.until is not None)):
+        return "time"
+    return "text"
+
+
+def _query(args) -> int:
+    import rclpy
+
+    from mnemo_common.ros import memory_filter_to_msg, time_to_msg
+    from mnemo_interfaces.srv import SearchMemoryByPosition, SearchMemoryByText, SearchMemoryByTime
+
+    from mnemo_memory.conversions import record_from_msg
+
+    by = choose_index(args)
+    f = MemoryFilter(room=args.room, labels=list(args.label))
+    if by != "time" and (args.since is not None or args.until is not None):
+        f.since, f.until = args.since, args.until
+    if by != "position" and args.near is not None:
+        if args.radius <= 0:
+            print("mnemo memory query: --near needs --radius > 0 unless searching --by position", file=sys.stderr)
+            return 2
+        f.near, f.radius = args.near, args.radius
+    if by == "text":
+        srv_type, name = SearchMemoryByText, names.MEMORY_SEARCH_TEXT
+        req = SearchMemoryByText.Request(text=args.text, k=args.k, filter=memory_filter_to_msg(f))
+    elif by == "time":
+        srv_type, name = SearchMemoryByTime, names.MEMORY_SEARCH_TIME
+        req = SearchMemoryByTime.Request(text=args.text, k=args.k, filter=memory_filter_to_msg(f))
+        if args.around is not None:
+            req.around = time_to_msg(args.around)
+        else:
+            req.use_range = True
+            req.since = time_to_msg(args.since if args.since is not None else 0.0)
+            req.until = time_to_msg(args.until if args.until is not None else 4e9)
+    else:
+        if args.near is None:
+            print("mnemo memory query: --by position needs --near X,Y", file=sys.stderr)
+            return 2
+        srv_type, name = SearchMemoryByPosition, names.MEMORY_SEARCH_POSITION
+        req = SearchMemoryByPosition.Request(x=args.near[0], y=args.near[1], radius=args.radius, k=args.k,
+                                             text=args.text, filter=memory_filter_to_msg(f))
+    rclpy.init()
+    node = rclpy.create_node("mnemo_memory_query")
+    try:
+        client = node.create_client(srv_type, name)
+        if not client.wait_for_service(timeout_sec=args.timeout):
+            print(f"mnemo memory query: no memory node answers on {name} (is it running, same ROS_DOMAIN_ID?)",
+                  file=sys.stderr)
+            return 3
+        future = client.call_async(req)
+        deadline = time.monotonic() + args.timeout
+        while not future.done() and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.1)
+        if not future.done():
+            print("mnemo memory query: the memory node did not answer in time", file=sys.stderr)
+            return 3
+        res = future.result()
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    if res.error_code:
+        print(f"mnemo memory query: error {res.error_code}: {res.error_msg}", file=sys.stderr)
+        return 1
+    records = [record_from_msg(m) for m in res.records]
+    print(f"{len(records)} records ({by} index)")
+    for r in records:
+        print(f"{r.score:8.3f}  {format_time(r.stamp)}  ({r.robot_pose.x:6.2f}, {r.robot_pose.y:6.2f})  "
+              f"{r.room or '-':<12} {r.caption}  [{r.id}]")
+    return 0
+
+
+def _ingest(args) -> int:
+    from mnemo_common.embedding import get_embedder
+
+    from mnemo_memory.bag import read_observations
+    from mnemo_memory.ingest import RateLimiter, RecordBuilder
+    from mnemo_memory.service import MemoryService
+
+    embedder = get_embedder()
+    memory = MemoryService.open(embedder, args.data_dir, url=args.qdrant_url, collection=args.collection)
+    limiter = None if args.all else RateLimiter(args.min_interval, args.min_translation, args.min_rotation)
+    builder = RecordBuilder(embedder, rate_limiter=limiter)
+    seen = stored = 0
+    start = time.monotonic()
+    try:
+        batch = []
+        for obs in read_observations(args.bag, args.topics):
+            seen += 1
+            if builder.admit(obs):
+                batch.append(obs)
+            if len(batch) >= args.batch_size:
+                stored += len(memory.add(builder.build(batch, limited=False)))
+                batch = []
+        if batch:
+            stored += len(memory.add(builder.build(batch, limited=False)))
+        total = memory.count()
+    finally:
+        memory.close()
+    print(f"read {seen} observations from {args.bag}, stored {stored} records "
+          f"({seen - stored} skipped by the rate limiter) in {time.monotonic() - start:.1f} s; "
+          f"the store now holds {total}")
+    return 0 if seen else 1
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _query(args) if args.command == "query" else _ingest(args)
+    except MnemoError as exc:
+        print(f"mnemo memory {args.command}: {exc.message}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

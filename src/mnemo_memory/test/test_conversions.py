@@ -1,0 +1,28 @@
+"""Message <-> core round trips."""
+from __future__ import annotations
+
+from mnemo_common.ros import time_to_msg
+from mnemo_common.types import MemoryRecord, Pose2D, Pose3D, Sighting
+from mnemo_interfaces.srv import SearchMemoryByTime
+from mnemo_memory.conversions import record_from_msg, record_to_msg, time_query_from_request
+
+
+def test_record_round_trip():
+    r = MemoryRecord(id="abc", stamp=93600.25, robot_pose=Pose2D(1.5, -2.0, 0.3),
+                     camera_pose=Pose3D((1.5, -2.0, 1.1), (0.0, 0.1, 0.0, 0.995)), caption="a red mug",
+                     room="kitchen", labels=["mug", "table"],
+                     sightings=[Sighting("mug", (1.0, 2.0, 0.8), {"color": "red"}, "object", "mug_1", "table_1", "on", 0.9)],
+                     raw_ref="frames/1.png", score=0.75)
+    back = record_from_msg(record_to_msg(r))
+    assert back.id == r.id and back.caption == r.caption and back.room == r.room and back.labels == r.labels
+    assert abs(back.stamp - r.stamp) < 1e-9 and back.robot_pose == r.robot_pose
+    assert back.camera_pose == r.camera_pose and back.raw_ref == r.raw_ref
+    assert back.sightings[0].attributes == {"color": "red"} and back.sightings[0].support == "table_1"
+    assert abs(back.score - 0.75) < 1e-6 and abs(back.sightings[0].score - 0.9) < 1e-6
+
+
+def test_time_request_modes():
+    req = SearchMemoryByTime.Request(use_range=True, since=time_to_msg(10.0), until=time_to_msg(20.5))
+    assert time_query_from_request(req) == {"since": 10.0, "until": 20.5, "around": None}
+    req = SearchMemoryByTime.Request(around=time_to_msg(86400.0))
+    assert time_query_from_request(req) == {"since": None, "until": None, "around": 86400.0}

@@ -141,9 +141,13 @@ class KeyframesNode(Node):
     # -- inputs ----------------------------------------------------------------------
     def on_image(self, msg: Image) -> None:
         try:
-            self.ring.push(time_from_msg(msg.header.stamp), rgb_from_image_msg(msg), self.config.camera)
+            rgb = rgb_from_image_msg(msg)
         except ValueError as exc:
             self.get_logger().warn(f"dropped image: {exc}", throttle_duration_sec=10.0)
+            return
+        saved = self.recorder.on_frame(time_from_msg(msg.header.stamp), rgb, self.config.camera)
+        if saved is not None:
+            self._publish([saved])
 
     def on_pose(self, msg: PoseStamped) -> None:
         self.ring.set_pose(pose2d_from_pose_stamped(msg))

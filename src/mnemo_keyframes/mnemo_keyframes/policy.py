@@ -75,10 +75,21 @@ class KeyframeRecorder:
         self.store, self.ring, self.filter, self.config = store, ring, frame_filter, config
         self._saved: OrderedDict[tuple, str] = OrderedDict()  # (camera, stamp) of a frame -> keyframe id
         self._pending_nodes: dict[str, str] = {}  # node id -> trigger waiting for an acceptable frame
+        self._early_events: list[tuple[float, str, str]] = []  # (stamp, trigger, node) that beat their frame
         self._lock = threading.RLock()
         self.rejected: dict[str, int] = {"blank": 0, "blurry": 0, "duplicate": 0}
 
     # -- sensor side -----------------------------------------------------------------
+    def on_frame(self, stamp: float, rgb, camera: str = "head") -> Optional[KeyframeMeta]:
+        """A camera frame into the ring; saved at once for events that arrived before it."""
+        frame = self.ring.push(stamp, rgb, camera)
+        with self._lock:
+            due = [e for e in self._early_events if abs(e[0] - stamp) <= self.config.frame_tolerance]
+            if not due:
+                return None
+            self._early_events = [e for e in self._early_events if e not in due]
+            return self._save_perception(frame, due[0][1], [node for _, _, node in due])
+
     def on_observation(self, obs: Observation) -> None:
         """Attach the labels seen (and the pose) to their frame. Sighting ids are not linked: in
         oracle mode they are simulator instance ids, not scene-graph node ids."""
@@ -106,12 +117,14 @@ class KeyframeRecorder:
         trigger = trigger_for_graph_event(kind)
         if trigger is None:
             return None
-        frame = self.ring.nearest(stamp, self.config.frame_tolerance) or self.ring.latest()
+        frame = self.ring.nearest(stamp, self.config.frame_tolerance)
         with self._lock:
             if frame is None:
-                if trigger == "new_node":
-                    self._pending_nodes[node_id] = trigger
-                return None
+                latest = self.ring.latest()
+                if latest is None or latest.stamp < stamp:  # its frame may still be on the way
+                    self._early_events = (self._early_events + [(stamp, trigger, node_id)])[-64:]
+                    return None
+                frame = latest
             return self._save_perception(frame, trigger, [node_id])
 
     def _save_perception(self, frame: Frame, trigger: str, event_nodes: list[str]) -> Optional[KeyframeMeta]:

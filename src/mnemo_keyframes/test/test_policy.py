@@ -105,3 +105,13 @@ def test_interaction_refs_that_are_keyframe_ids_are_linked(tmp_path):
         "kf-given", 1.0, "interaction_before"), textured(5))
     saved, problems = rec.on_interaction(InteractionEvent("i3", "pick", "mug_1", 1, 2, True, frame_refs=["kf-given"]))
     assert saved == [] and problems == [] and store.get("kf-given").node_ids == ["mug_1"]
+
+
+def test_an_event_before_its_frame_is_saved_when_the_frame_arrives(tmp_path):
+    rec, store = recorder(tmp_path)
+    assert rec.on_graph_event("created", "cabinet_1", 50.0) is None  # no frame yet
+    assert rec.on_graph_event("created", "cabinet_2", 50.0) is None
+    assert rec.on_frame(10.0, textured(1)) is None  # an older frame is not the event's
+    saved = rec.on_frame(50.0, textured(2))
+    assert saved is not None and saved.trigger == "new_node" and set(saved.node_ids) == {"cabinet_1", "cabinet_2"}
+    assert rec.on_frame(50.1, textured(3)) is None and store.count() == 1

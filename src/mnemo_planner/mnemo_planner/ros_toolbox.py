@@ -38,14 +38,6 @@ SERVICES = {
 SKILLS = ("navigate", "detect", "open", "close", "peek", "pick", "place")
 
 
-class _Yield:
-    """Awaitable that gives the executor one turn (rclpy resumes pending tasks every spin)."""
-
-    def __await__(self):
-        time.sleep(0.001)  # don't burn a core while a slow service works
-        yield
-
-
 class RosToolbox:
     def __init__(self, node: Any, service_timeout: float = 30.0, skill_timeout: float = 300.0,
                  use_keyframes: bool = True):
@@ -62,28 +54,53 @@ class RosToolbox:
             self.node.destroy_client(client)
 
     async def call(self, tool: str, request: Any, timeout: Optional[float] = None) -> Any:
+        """Await one service call, bounded by a timeout and abandoned on cancel. The wait is a
+        future completed by the response or by a watchdog timer, so the executor wakes for it
+        (rclpy resumes a coroutine only when the executor wakes)."""
+        from rclpy.task import Future
+
         client = self.clients[tool]
         limit = timeout if timeout is not None else (self.skill_timeout if tool in SKILLS else self.service_timeout)
         deadline = time.monotonic() + limit
         t0 = time.perf_counter()
+        waiter: Future = Future(executor=self.node.executor)
+        pending: dict[str, Any] = {"future": None, "why": None}
+
+        def finish(why: Optional[MnemoError]) -> None:
+            if not waiter.done():
+                pending["why"] = why
+                waiter.set_result(None)
+
+        def start() -> None:
+            pending["future"] = client.call_async(request)
+            pending["future"].add_done_callback(lambda _: finish(None))
+
+        def tick() -> None:
+            if waiter.done():
+                return
+            if self.should_cancel():
+                finish(MnemoError(Status.CANCELED, "canceled"))
+            elif time.monotonic() > deadline:
+                finish(MnemoError(Status.TIMEOUT if pending["future"] is not None else Status.UNAVAILABLE,
+                                  f"{client.srv_name} did not answer within {limit:.1f} s"
+                                  if pending["future"] is not None else f"service {client.srv_name} is not available"))
+            elif pending["future"] is None and client.service_is_ready():
+                start()
+
+        if client.service_is_ready():
+            start()
+        timer = self.node.create_timer(0.02, tick, callback_group=self.group)
         try:
-            while not client.service_is_ready():
-                if time.monotonic() > deadline:
-                    raise MnemoError(Status.UNAVAILABLE, f"service {client.srv_name} is not available")
-                if self.should_cancel():
-                    raise MnemoError(Status.CANCELED, "canceled")
-                await _Yield()
-            future = client.call_async(request)
-            while not future.done():
-                if time.monotonic() > deadline or self.should_cancel():
-                    client.remove_pending_request(future)
-                    if self.should_cancel():
-                        raise MnemoError(Status.CANCELED, "canceled")
-                    raise MnemoError(Status.TIMEOUT, f"{client.srv_name} did not answer within {limit:.1f} s")
-                await _Yield()
-            response = future.result()
+            await waiter
         finally:
+            timer.cancel()
+            self.node.destroy_timer(timer)
             self.call_seconds += time.perf_counter() - t0
+        if pending["why"] is not None:
+            if pending["future"] is not None and not pending["future"].done():
+                client.remove_pending_request(pending["future"])
+            raise pending["why"]
+        response = pending["future"].result()
         if getattr(response, "error_code", 0) != 0:
             raise MnemoError(Status(response.error_code) if response.error_code <= 8 else Status.INTERNAL,
                              response.error_msg or "failed")

@@ -54,7 +54,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="render RGB-D frames during tasks (perception, keyframes and the analyzer's collage)")
     p.add_argument("--llm-base-url", default=os.environ.get("MNEMO_LLM_BASE_URL", ""),
                    help="OpenAI-compatible endpoint for the LLM policy (default: offline policy)")
-    p.add_argument("--llm-model", default=os.environ.get("MNEMO_LLM_MODEL", "gpt-4o-mini"))
     p.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per task")
     return p.parse_args(argv)
 
@@ -99,7 +98,6 @@ def main(argv: Optional[list[str]] = None) -> int:
         "render": "true" if args.render else "false",
         "policy": "llm" if args.llm_base_url else "offline",
         "llm_base_url": args.llm_base_url,
-        "llm_model": args.llm_model,
     }
     print(f"mnemo run: scenario {scenario.name} ({len(tasks)} tasks), run directory {out}")
     print(f"mnemo run: starting the stack from {LAUNCH_FILE.relative_to(REPO_ROOT)} (ROS_DOMAIN_ID={domain})")

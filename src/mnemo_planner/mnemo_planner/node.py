@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from mnemo_common import names
-from mnemo_common.ros import declare_config, run_node
+from mnemo_common.ros import time_from_msg, declare_config, run_node
 from mnemo_common.types import Status
 from mnemo_interfaces.action import RetrieveObject
 from mnemo_interfaces.msg import PlannerStep as PlannerStepMsg
@@ -83,6 +83,12 @@ class PlannerNode(Node):
         self.toolbox = RosToolbox(self, self.config.service_timeout, self.config.skill_timeout,
                                   self.config.use_keyframes)
         self.steps_pub = self.create_publisher(PlannerStepMsg, names.PLANNER_STEPS, 50)
+        # The robot clock that memory stamps use: /clock when a simulator publishes one (the built-in
+        # simulator jumps between days, so nodes keep wall-time timers and only the task clock follows it).
+        self._sim_clock: Optional[float] = None
+        from rosgraph_msgs.msg import Clock
+
+        self.create_subscription(Clock, names.CLOCK, self._on_clock, 10)
         self._busy = threading.Lock()
         self.action_server = ActionServer(
             self, RetrieveObject, names.RETRIEVE_OBJECT, execute_callback=self._execute,
@@ -104,7 +110,12 @@ class PlannerNode(Node):
         # Bad goals are accepted and aborted with an error code, so the client learns why.
         return GoalResponse.ACCEPT
 
+    def _on_clock(self, msg) -> None:
+        self._sim_clock = time_from_msg(msg.clock)
+
     def now(self) -> float:
+        if self._sim_clock is not None:
+            return self._sim_clock
         return self.get_clock().now().nanoseconds / 1e9
 
     async def _execute(self, goal_handle):

@@ -32,9 +32,13 @@ def draw_map(path_png: Path, scenario, path: Sequence[tuple[float, float]], grap
         ax.plot(*door.at, marker="s", color="white", mec="black", ms=7)
     for fx in scenario.fixtures:
         ax.plot(fx.pose[0], fx.pose[1], marker="s", color="tan", mec="saddlebrown", ms=9)
+        ax.annotate(fx.id, (fx.pose[0], fx.pose[1]), xytext=(0, -11), textcoords="offset points", fontsize=6,
+                    ha="center", color="saddlebrown")
     if path:
+        # poses as sampled (patrol observations, skill end points): dots, since straight lines between
+        # samples would cut through walls the robot actually went around
         xs, ys = zip(*path)
-        ax.plot(xs, ys, "-", color="tab:blue", alpha=0.35, lw=1, label="robot path")
+        ax.scatter(xs, ys, s=3, color="tab:blue", alpha=0.25, label="robot poses")
     objects = [n for n in graph if n.get("kind") == "object"]
     if objects:
         ax.scatter([n["x"] for n in objects], [n["y"] for n in objects], s=14, c=[

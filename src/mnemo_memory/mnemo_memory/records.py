@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import asdict
 from typing import Any, Optional
 
 import numpy as np
@@ -34,6 +33,13 @@ def point_id(record_id: str) -> str:
         return str(uuid.uuid5(_ID_NAMESPACE, str(record_id)))
 
 
+def _sighting_dict(s: Sighting) -> dict[str, Any]:
+    # by hand: dataclasses.asdict deep-copies and was most of the ingest time
+    return {"label": s.label, "position": [float(v) for v in s.position], "attributes": dict(s.attributes),
+            "kind": s.kind, "object_id": s.object_id, "support": s.support, "relation": s.relation,
+            "score": float(s.score)}
+
+
 def record_to_payload(r: MemoryRecord) -> dict[str, Any]:
     return {
         "id": r.id,
@@ -45,7 +51,7 @@ def record_to_payload(r: MemoryRecord) -> dict[str, Any]:
         "room": r.room,
         "caption": r.caption,
         "labels": sorted(set(r.labels)),
-        "sightings": json.dumps([asdict(s) for s in r.sightings], separators=(",", ":")),
+        "sightings": json.dumps([_sighting_dict(s) for s in r.sightings], separators=(",", ":")),
         "raw_ref": r.raw_ref,
     }
 

@@ -154,7 +154,7 @@ def strip_determiners(phrase: str) -> str:
     return " ".join(words)
 
 
-_ASKS = re.compile(r"^(?:(?:do you know|can you tell me|tell me)\s+)?what\s+(colou?r|kind|type|brand|material|size|shape)"
+_ASKS = re.compile(r"^(?:(?:do you know|can you tell me|tell me)\s+)?what\s+(colou?r|kind|type|brand|material|size|shape|title|name|text)"
                    r"(?:\s+of)?\s+(?:is|was|are|were)?\b")
 _ACTION_WORDS = re.compile(r"\b(bring|get|fetch|grab|find|locate|retrieve|hand|give|take|pick|look|search|check|need|"
                            r"want|where|what|which|when)\b")

@@ -26,7 +26,7 @@ from mnemo_planner.loop import PolicyInput, WorkingEntry
 from mnemo_planner.tools import Action
 
 LABEL_ACCEPT = 0.65  # embedding similarity at which an instruction word names a seen label
-CONTENTS_ACCEPT = 0.38  # ... at which the best thing found inside a container is taken for a never-seen object
+CONTENTS_ACCEPT = 0.5  # ... at which the best thing found inside a container is taken for a never-seen object
 NEED_ACCEPT = 0.4  # ... at which an object answers a need ("i'm thirsty")
 ATTRIBUTE_ACCEPT = 0.75
 RECENT_SEARCH = 1800.0  # s: containers searched this recently hint at what the user is doing now
@@ -81,6 +81,8 @@ class _Task:
     not_containers: set[str] = field(default_factory=set)
     believed_closed: set[str] = field(default_factory=set)
     in_container: bool = False  # the visible detections are a container's contents
+    label_cache: dict = field(default_factory=dict)
+    container_cache: dict = field(default_factory=dict)
 
 
 class OfflinePolicy:
@@ -268,6 +270,12 @@ class OfflinePolicy:
         return True
 
     def _label_ok(self, t: _Task, label: str, accept: float = LABEL_ACCEPT) -> float:
+        key = (label, accept, tuple(t.target_labels))
+        if key not in t.label_cache:
+            t.label_cache[key] = self._label_score(t, label, accept)
+        return t.label_cache[key]
+
+    def _label_score(self, t: _Task, label: str, accept: float) -> float:
         if label in t.target_labels:
             return 1.0
         phrase = t.parsed.target or t.parsed.need
@@ -412,6 +420,13 @@ class OfflinePolicy:
         return places
 
     def _is_container(self, t: _Task, fid: str) -> bool:
+        if fid in t.not_containers:
+            return False
+        if fid not in t.container_cache:
+            t.container_cache[fid] = self._container_guess(t, fid)
+        return t.container_cache[fid]
+
+    def _container_guess(self, t: _Task, fid: str) -> bool:
         f = t.fixtures.get(fid)
         props = self._node_props(f) if f is not None else {}
         if props.get("state") in ("open", "closed"):  # containers that open report their state
@@ -579,6 +594,12 @@ class OfflinePolicy:
                 if s.kind != "fixture" and s.support and self._label_ok(t, s.label) and self._attrs_ok(t, s.attributes):
                     if best is None or stamp > best[0]:
                         best = (stamp, s.support, _get(r, "room", ""))
+        if p.window is not None and not t.records:  # no memory: the scene graph's location trails
+            for n in t.nodes.values():
+                if self._label_ok(t, _get(n, "label", "")) and self._attrs_ok(t, self._node_props(n)):
+                    for loc in _get(n, "trail", []) or []:
+                        if loc["since"] <= hi and loc["until"] >= lo and (best is None or loc["until"] > best[0]):
+                            best = (min(loc["until"], hi), loc["parent"], "")
         if p.window is None:
             for n in t.nodes.values():
                 if _get(n, "parent") and self._label_ok(t, _get(n, "label", "")) and self._attrs_ok(t, self._node_props(n)):

@@ -266,15 +266,21 @@ class TaskRun:
 
 
 def _default_memory():
-    """The memory core when mnemo_memory is importable (None otherwise: no long-term memory)."""
+    """The memory core in a temporary directory, when mnemo_memory is importable (else None)."""
     try:
-        from mnemo_memory.store import MemoryService  # type: ignore
+        import tempfile
+
+        from mnemo_common.embedding import get_embedder
+        from mnemo_memory.service import MemoryService
     except ImportError:
         return None
-    try:
-        return MemoryService()
-    except TypeError:
-        return None
+    return MemoryService.open(get_embedder(), data_dir=tempfile.mkdtemp(prefix="mnemo_planner_memory_"))
+
+
+def _record(obs: Any) -> Any:
+    from mnemo_memory.ingest import record_from_observation
+
+    return record_from_observation(obs, obs.caption)
 
 
 class _ObservingToolbox(InProcessToolbox):
@@ -328,18 +334,26 @@ class InProcessStack:
                                          ablation, clock=lambda: self.runner.world.t,
                                          observe=self.runner.robot.observe, sink=self.ingest)
 
-    def ingest(self, obs: Any) -> None:
+    def ingest(self, obs: Any, batch: Optional[list] = None) -> None:
+        """One observation into the scene graph and (batched when a list is given) into memory."""
         self.graph.integrate_observation(obs)
         if self.memory is not None:
-            add = getattr(self.memory, "add_observation", None) or getattr(self.memory, "add")
-            add(obs)
+            if batch is None:
+                self.memory.add([_record(obs)])
+            else:
+                batch.append(_record(obs))
         self.observations += 1
 
     def patrol(self, until: Any) -> int:
-        n = 0
+        n, batch = 0, []
         for obs in self.runner.run_patrols(until):
-            self.ingest(obs)
+            self.ingest(obs, batch)
             n += 1
+            if len(batch) >= 512:
+                self.memory.add(batch)
+                batch = []
+        if batch:
+            self.memory.add(batch)
         return n
 
     def run_task(self, task_id: str, policy: Any, instruction: str = "") -> TaskRun:

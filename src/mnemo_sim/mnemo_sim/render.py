@@ -43,7 +43,7 @@ from mnemo_common.types import Pose3D
 
 from mnemo_sim.camera import CameraIntrinsics, mujoco_camera_quat
 from mnemo_sim.scenario import ROBOT, Fixture, Scenario
-from mnemo_sim.world import World, container_floor_z
+from mnemo_sim.world import DRAWER_TRAVEL, World, container_floor_z
 
 
 def _choose_gl_backend() -> None:
@@ -59,7 +59,6 @@ import mujoco  # noqa: E402  (the backend must be chosen before mujoco is import
 
 BACKGROUND = -1
 PARKED_Z = -20.0  # where objects absent from the world wait, under the floor
-DRAWER_TRAVEL = 0.75  # an open drawer slides out this share of its fixture's depth
 DOOR_OPEN_ANGLE = 1.9  # rad an open hinged door swings out
 
 # -- appearance ----------------------------------------------------------------------
@@ -402,6 +401,12 @@ def world_render_state(world: World) -> tuple[dict[str, Optional[tuple[float, fl
         positions[obj.id] = None if where is None else world.object_position(obj.id)
         if where not in (None, ROBOT):
             supports[obj.id] = where
+            fixture = world.scenario.fixture_by_id[where]
+            if fixture.is_drawer and world.is_open(where):
+                # set_state moves drawer contents with the slide joint: hand it the closed-drawer slot
+                x, y, z = positions[obj.id]
+                travel = DRAWER_TRAVEL * fixture.size[0]
+                positions[obj.id] = (x - travel * math.cos(fixture.pose[2]), y - travel * math.sin(fixture.pose[2]), z)
     open_state = {fx.id: world.is_open(fx.id) for fx in world.scenario.fixtures if fx.is_container}
     return positions, open_state, supports
 

@@ -37,6 +37,7 @@ from .scenario import ROBOT, Fixture, Scenario
 
 _GAP = 0.03  # between objects and from the fixture's edges
 _WALL = 0.04  # container wall thickness kept free inside
+DRAWER_TRAVEL = 0.75  # an open drawer slides out this share of its fixture's depth (own x)
 
 
 def container_floor_z(fixture: Fixture) -> float:
@@ -162,7 +163,10 @@ class World:
         if where is None:
             raise KeyError(f"object {oid!r} is not in the world")
         lx, ly, z = self._slots[oid]
-        x, y = self.scenario.fixture_by_id[where].to_map(lx, ly)
+        fixture = self.scenario.fixture_by_id[where]
+        if fixture.is_drawer and self._open.get(where, False):
+            lx += DRAWER_TRAVEL * fixture.size[0]  # an open drawer carries its contents out
+        x, y = fixture.to_map(lx, ly)
         return (x, y, z)
 
     def object_relation(self, oid: str) -> str:

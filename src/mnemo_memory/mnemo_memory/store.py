@@ -265,9 +265,18 @@ class QdrantStoreBase:
         counting with the indices before fetching anything."""
         total = None
         r = min(1.0, max_radius)
+        n = self._count(cond.box(x, y, r))
+        for _ in range(3):  # dense area: shrink the first square to about 2k candidates before fetching
+            if n <= 4 * k + 64:
+                break
+            smaller = r * math.sqrt(2.0 * k / n)
+            n_smaller = self._count(cond.box(x, y, smaller))
+            if n_smaller < k:
+                break
+            r, n = smaller, n_smaller
         while True:
             box = cond.box(x, y, r)
-            n = self._count(box)
+            n = n if n is not None else self._count(box)
             if total is None and (n < k and math.isinf(max_radius)):
                 total = self._count(cond)
             everything = total is not None and n >= total
@@ -280,7 +289,7 @@ class QdrantStoreBase:
                 found.sort(key=lambda dp: dp[0])
                 if len(found) >= k or r >= max_radius or everything:
                     return found[:k]
-            r = min(r * 2.0, max_radius)
+            r, n = min(r * 2.0, max_radius), None
 
 
 def _both(a: Optional[_Region], b: _Region) -> Any:

@@ -15,7 +15,8 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
 from mnemo_common.types import (
-    Detection, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillSignals, Status,
+    Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillSignals,
+    Status,
 )
 
 T = TypeVar("T")
@@ -236,6 +237,26 @@ def memory_filter_from_msg(m) -> MemoryFilter:
     if m.use_region:
         f.near, f.radius = (m.x, m.y), m.radius
     return f
+
+
+def interaction_to_msg(event: InteractionEvent):
+    from mnemo_interfaces.msg import InteractionEvent as InteractionEventMsg
+
+    return InteractionEventMsg(
+        id=event.id, action=event.action, target=event.target, start=time_to_msg(event.start),
+        end=time_to_msg(event.end), success=bool(event.success), error_code=int(event.code), message=event.message,
+        signals=signals_to_msg(event.signals), seen_contents=list(event.seen_contents), picked_id=event.picked_id,
+        frame_refs=list(event.frame_refs), robot_pose=pose2d_to_msg(event.robot_pose))
+
+
+def interaction_from_msg(msg) -> InteractionEvent:
+    """An error code this build does not know becomes FAILED rather than an exception in a subscriber."""
+    code = Status(msg.error_code) if msg.error_code in Status._value2member_map_ else Status.FAILED
+    return InteractionEvent(
+        id=msg.id, action=msg.action, target=msg.target, start=time_from_msg(msg.start), end=time_from_msg(msg.end),
+        success=msg.success, code=code, message=msg.message, signals=signals_from_msg(msg.signals),
+        seen_contents=list(msg.seen_contents), picked_id=msg.picked_id, frame_refs=list(msg.frame_refs),
+        robot_pose=pose2d_from_msg(msg.robot_pose))
 
 
 # -- QoS -----------------------------------------------------------------------------

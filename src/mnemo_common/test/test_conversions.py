@@ -3,7 +3,7 @@ import math
 import pytest
 
 from mnemo_common import ros
-from mnemo_common.types import (Detection, MemoryFilter, Observation, Pose2D, Pose3D, Sighting,
+from mnemo_common.types import (Detection, InteractionEvent, MemoryFilter, Observation, Pose2D, Pose3D, Sighting,
                                 SkillSignals, Status, invalid)
 
 
@@ -58,3 +58,17 @@ def test_fill_error_maps_exceptions():
     r = ros.fill_error(GetMemoryRecord.Response(), RuntimeError("boom"))
     assert r.error_code == Status.INTERNAL and "boom" in r.error_msg
     assert ros.fill_error(GetMemoryRecord.Response(), None).error_code == Status.OK
+
+
+def test_interaction_event_roundtrip_and_unknown_code():
+    e = InteractionEvent("ix_1", "open", "cabinet_1", 10.0, 15.5, False, Status.FAILED, "did not open",
+                         SkillSignals(True, 0.001953125, 0.8125, 28.0, 5.0), ["mug"], "", ["/a.png", "/b.png"],
+                         Pose2D(1.0, 2.0, 0.25))
+    msg = ros.interaction_to_msg(e)
+    assert msg.start.sec == 10 and msg.end.nanosec == 500_000_000 and msg.error_code == Status.FAILED
+    assert ros.interaction_from_msg(msg) == e
+    picked = InteractionEvent("ix_2", "pick", "mug_1", 1.0, 2.0, True, picked_id="mug_1")
+    assert ros.interaction_from_msg(ros.interaction_to_msg(picked)) == \
+        InteractionEvent("ix_2", "pick", "mug_1", 1.0, 2.0, True, picked_id="mug_1", robot_pose=Pose2D(0.0, 0.0, 0.0))
+    msg.error_code = 999  # a code from a newer build: still an event, marked FAILED
+    assert ros.interaction_from_msg(msg).code == Status.FAILED

@@ -18,11 +18,10 @@ from rclpy.node import Node
 
 from mnemo_common import names
 from mnemo_common.llm import ChatClient, LlmConfig
-from mnemo_common.ros import declare_config, run_node, time_to_msg
+from mnemo_common.ros import declare_config, interaction_from_msg, run_node, time_to_msg
 from mnemo_common.types import InteractionEvent as InteractionEventCore, Status
 from mnemo_interfaces.msg import InteractionEvent, Property
 from mnemo_interfaces.srv import GetSceneGraph, TagKeyframes, UpdateNode
-from mnemo_keyframes.conversions import interaction_from_msg
 
 from mnemo_interaction.signals import Analysis, SignalAnalyzer, SignalThresholds
 from mnemo_interaction.updates import keyframe_tags, node_update

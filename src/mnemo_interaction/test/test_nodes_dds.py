@@ -18,11 +18,10 @@ from sensor_msgs.msg import Image
 from mnemo_common import names
 from mnemo_common.fake_openai import FakeOpenAI
 from mnemo_common.processes import NodeProcess, ros_env, unique_domain_id
-from mnemo_common.ros import observation_to_msg, sensor_qos, time_to_msg
+from mnemo_common.ros import interaction_to_msg, observation_to_msg, sensor_qos, time_to_msg
 from mnemo_common.types import InteractionEvent as Event, Observation, Pose2D, Pose3D, Sighting, SkillSignals, Status
 from mnemo_interfaces.msg import InteractionEvent, Observation as ObservationMsg
 from mnemo_interfaces.srv import GetSceneGraph, QueryKeyframes
-from mnemo_keyframes.conversions import interaction_to_msg
 from mnemo_keyframes.testing import textured
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]

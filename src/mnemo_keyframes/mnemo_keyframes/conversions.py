@@ -1,15 +1,12 @@
-"""Messages <-> core types for the keyframe node (and the analyzer, which reads the same events)."""
+"""Messages <-> core types for the keyframe node."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from mnemo_common.ros import (
-    pose2d_from_msg, pose2d_to_msg, signals_from_msg, signals_to_msg, time_from_msg, time_to_msg,
-)
-from mnemo_common.types import InteractionEvent, KeyframeMeta, Pose2D, Status
-from mnemo_interfaces.msg import InteractionEvent as InteractionEventMsg
+from mnemo_common.ros import pose2d_from_msg, pose2d_to_msg, time_from_msg, time_to_msg
+from mnemo_common.types import KeyframeMeta, Pose2D
 from mnemo_interfaces.msg import Keyframe
 
 _CHANNELS = {"rgb8": (3, (0, 1, 2)), "bgr8": (3, (2, 1, 0)), "rgba8": (4, (0, 1, 2)), "bgra8": (4, (2, 1, 0)),
@@ -30,23 +27,6 @@ def keyframe_from_msg(msg: Keyframe) -> KeyframeMeta:
                         parent_id=msg.parent_id, node_ids=list(msg.node_ids),
                         robot_pose=pose2d_from_msg(msg.robot_pose), tags=list(msg.tags), labels=list(msg.labels),
                         caption=msg.caption, score=msg.score)
-
-
-def interaction_to_msg(event: InteractionEvent) -> InteractionEventMsg:
-    return InteractionEventMsg(
-        id=event.id, action=event.action, target=event.target, start=time_to_msg(event.start),
-        end=time_to_msg(event.end), success=bool(event.success), error_code=int(event.code), message=event.message,
-        signals=signals_to_msg(event.signals), seen_contents=list(event.seen_contents), picked_id=event.picked_id,
-        frame_refs=list(event.frame_refs), robot_pose=pose2d_to_msg(event.robot_pose))
-
-
-def interaction_from_msg(msg: InteractionEventMsg) -> InteractionEvent:
-    code = Status(msg.error_code) if msg.error_code in Status._value2member_map_ else Status.FAILED
-    return InteractionEvent(
-        id=msg.id, action=msg.action, target=msg.target, start=time_from_msg(msg.start), end=time_from_msg(msg.end),
-        success=msg.success, code=code, message=msg.message, signals=signals_from_msg(msg.signals),
-        seen_contents=list(msg.seen_contents), picked_id=msg.picked_id, frame_refs=list(msg.frame_refs),
-        robot_pose=pose2d_from_msg(msg.robot_pose))
 
 
 def rgb_from_image_msg(msg) -> np.ndarray:

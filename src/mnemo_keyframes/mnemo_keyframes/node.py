@@ -19,13 +19,15 @@ from sensor_msgs.msg import Image
 from mnemo_common import names
 from mnemo_common.embedding import get_embedder
 from mnemo_common.llm import ChatClient, LlmConfig
-from mnemo_common.ros import declare_config, guarded, observation_from_msg, run_node, time_from_msg, sensor_qos
+from mnemo_common.ros import (
+    declare_config, guarded, interaction_from_msg, observation_from_msg, run_node, sensor_qos, time_from_msg,
+)
 from mnemo_common.types import KeyframeMeta, invalid
 from mnemo_interfaces.msg import GraphEvent, InteractionEvent, Keyframe, Observation
 from mnemo_interfaces.srv import QueryKeyframes, RetrieveKeyframes, TagKeyframes
 
 from mnemo_keyframes.conversions import (
-    interaction_from_msg, keyframe_to_msg, pose2d_from_pose_stamped, rgb_from_image_msg,
+    keyframe_to_msg, pose2d_from_pose_stamped, rgb_from_image_msg,
 )
 from mnemo_keyframes.filters import FilterConfig, KeyframeFilter
 from mnemo_keyframes.policy import KeyframeRecorder, RecorderConfig

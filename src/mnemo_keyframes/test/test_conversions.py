@@ -5,9 +5,9 @@ import pytest
 from geometry_msgs.msg import PoseStamped
 from sensor_msgs.msg import Image
 
-from mnemo_common.types import InteractionEvent, KeyframeMeta, Pose2D, SkillSignals, Status
+from mnemo_common.types import KeyframeMeta, Pose2D
 from mnemo_keyframes.conversions import (
-    interaction_from_msg, interaction_to_msg, keyframe_from_msg, keyframe_to_msg, pose2d_from_pose_stamped,
+    keyframe_from_msg, keyframe_to_msg, pose2d_from_pose_stamped,
     rgb_from_image_msg,
 )
 
@@ -16,13 +16,6 @@ def test_keyframe_round_trip():
     m = KeyframeMeta("kf-1", 12.5, "interaction_key", "/s/images/kf-1.jpg", "/s/thumbs/kf-1.jpg", "run", "head",
                      "open", "kf-0", ["cabinet_1"], Pose2D(1.0, 2.0, 0.5), ["locked"], ["cabinet"], "still", 0.75)
     assert keyframe_from_msg(keyframe_to_msg(m)) == m
-
-
-def test_interaction_round_trip():
-    e = InteractionEvent("ix_1", "open", "cabinet_1", 10.0, 15.5, False, Status.FAILED, "did not open",
-                         SkillSignals(True, 0.001953125, 0.8125, 28.0, 5.0), ["mug"], "", ["/a.png", "/b.png"],
-                         Pose2D(1.0, 2.0, 0.25))
-    assert interaction_from_msg(interaction_to_msg(e)) == e
 
 
 def image_msg(arr, encoding, pad=0):

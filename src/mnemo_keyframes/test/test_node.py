@@ -13,11 +13,10 @@ from sensor_msgs.msg import Image
 from mnemo_common import names
 from mnemo_common.fake_openai import FakeOpenAI
 from mnemo_common.processes import unique_domain_id
-from mnemo_common.ros import sensor_qos, time_to_msg
+from mnemo_common.ros import interaction_to_msg, sensor_qos, time_to_msg
 from mnemo_common.types import InteractionEvent as Event, SkillSignals, Status
 from mnemo_interfaces.msg import GraphEvent, InteractionEvent, Keyframe
 from mnemo_interfaces.srv import QueryKeyframes, RetrieveKeyframes, TagKeyframes
-from mnemo_keyframes.conversions import interaction_to_msg
 from mnemo_keyframes.node import KeyframesNode
 from mnemo_keyframes.testing import textured
 

@@ -1,5 +1,5 @@
 """Messages <-> simulator core types: camera frames, camera info, segmentation, poses, clock,
-interaction events and skill responses. Every ``*_to_msg`` has a ``*_from_msg`` partner
+and skill responses. Every ``*_to_msg`` has a ``*_from_msg`` partner
 (round-trip tested) where the other side needs one.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ from mnemo_common.ros import (
     detection_from_msg, detection_to_msg, pose2d_from_msg, pose2d_to_msg, pose3d_from_msg, pose3d_to_msg, signals_from_msg,
     signals_to_msg, time_from_msg, time_to_msg,
 )
-from mnemo_common.types import InteractionEvent, Pose2D, Pose3D, SkillResult, Status
-from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent as InteractionEventMsg
+from mnemo_common.types import Pose2D, Pose3D, SkillResult, Status
+from mnemo_interfaces.msg import InstanceSegmentation
 
 from mnemo_sim.camera import CameraIntrinsics
 
@@ -122,22 +122,6 @@ def clock_to_msg(t: float) -> Clock:
 
 
 # -- interactions and skills -----------------------------------------------------------
-def interaction_to_msg(event: InteractionEvent) -> InteractionEventMsg:
-    return InteractionEventMsg(
-        id=event.id, action=event.action, target=event.target, start=time_to_msg(event.start),
-        end=time_to_msg(event.end), success=bool(event.success), error_code=int(event.code),
-        message=event.message, signals=signals_to_msg(event.signals), seen_contents=list(event.seen_contents),
-        picked_id=event.picked_id, frame_refs=list(event.frame_refs), robot_pose=pose2d_to_msg(event.robot_pose))
-
-
-def interaction_from_msg(msg: InteractionEventMsg) -> InteractionEvent:
-    return InteractionEvent(
-        id=msg.id, action=msg.action, target=msg.target, start=time_from_msg(msg.start), end=time_from_msg(msg.end),
-        success=msg.success, code=Status(msg.error_code), message=msg.message, signals=signals_from_msg(msg.signals),
-        seen_contents=list(msg.seen_contents), picked_id=msg.picked_id, frame_refs=list(msg.frame_refs),
-        robot_pose=pose2d_from_msg(msg.robot_pose))
-
-
 def fill_skill_response(response: Any, result: SkillResult) -> Any:
     """Copy a skill's outcome into any of the skill services' responses (the fields each one has).
 

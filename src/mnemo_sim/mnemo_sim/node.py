@@ -27,7 +27,9 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
-from mnemo_common.ros import declare_config, guarded, observation_to_msg, pose2d_from_msg, run_node, sensor_qos, time_to_msg
+from mnemo_common.ros import (
+    declare_config, guarded, interaction_to_msg, observation_to_msg, pose2d_from_msg, run_node, sensor_qos, time_to_msg,
+)
 from mnemo_common.types import InteractionEvent, MnemoError, Observation, SkillResult, Status, invalid
 from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent as InteractionEventMsg, Observation as ObservationMsg
 from mnemo_interfaces.srv import Close, Detect, Navigate, Open, Peek, Pick, Place, RunPatrol, ScoreTask, StartTask
@@ -37,7 +39,7 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_sim import scenarios_dir
 from mnemo_sim.conversions import (
-    camera_info_to_msg, clock_to_msg, fill_skill_response, image_to_msg, interaction_to_msg, pose_stamped_to_msg,
+    camera_info_to_msg, clock_to_msg, fill_skill_response, image_to_msg, pose_stamped_to_msg,
     robot_pose3d, segmentation_to_msg,
 )
 from mnemo_sim.patrol import camera_pose

@@ -1,15 +1,15 @@
-"""Round trips of the simulator's messages: images, camera info, segmentation, poses, events, skill responses."""
+"""Round trips of the simulator's messages: images, camera info, segmentation, poses, skill responses."""
 import math
 
 import numpy as np
 import pytest
 
-from mnemo_common.types import Detection, InteractionEvent, Pose2D, Pose3D, SkillResult, SkillSignals, Status
+from mnemo_common.types import Detection, Pose2D, Pose3D, SkillResult, SkillSignals, Status
 from mnemo_interfaces.srv import Navigate, Open, Peek, Pick, Place
 from mnemo_sim.camera import CameraIntrinsics
 from mnemo_sim.conversions import (
     camera_info_from_msg, camera_info_to_msg, clock_to_msg, fill_skill_response, image_from_msg, image_to_msg,
-    interaction_from_msg, interaction_to_msg, pose2d_from_pose3d, pose_stamped_from_msg, pose_stamped_to_msg,
+    pose2d_from_pose3d, pose_stamped_from_msg, pose_stamped_to_msg,
     robot_pose3d, segmentation_from_msg, segmentation_to_msg, skill_result_from_response,
 )
 
@@ -58,19 +58,6 @@ def test_poses_and_clock():
     p2 = Pose2D(3.0, -1.0, 2.5)
     assert pose2d_from_pose3d(robot_pose3d(p2)) == pytest.approx(p2)
     assert clock_to_msg(90061.5).clock.sec == 90061
-
-
-def test_interaction_event_round_trip():
-    event = InteractionEvent(id="ix_00003", action="open", target="cabinet_1", start=100.0, end=105.0, success=False,
-                             code=Status.FAILED, message="cabinet_1 did not open",
-                             signals=SkillSignals(True, 0.001, 0.8, 28.0, 5.0), seen_contents=["apple"],
-                             frame_refs=["/d/before.png", "/d/after.png"], robot_pose=Pose2D(1.0, 2.0, 3.0))
-    back = interaction_from_msg(interaction_to_msg(event))
-    assert back.signals.contact and back.signals.gripper_closure == pytest.approx(0.8)
-    assert (back.id, back.action, back.target, back.code, back.seen_contents, back.frame_refs) == \
-        (event.id, event.action, event.target, event.code, event.seen_contents, event.frame_refs)
-    assert (back.start, back.end, back.success) == (100.0, 105.0, False)
-    assert back.signals.gripper_effort == pytest.approx(28.0) and back.robot_pose == event.robot_pose
 
 
 @pytest.mark.parametrize("srv,skill", [(Navigate, "navigate"), (Open, "open"), (Peek, "peek"), (Pick, "pick"),

@@ -13,11 +13,11 @@ import time
 from typing import Any, Callable, Optional
 
 from mnemo_common import names
-from mnemo_common.ros import detection_from_msg, pose2d_from_msg
+from mnemo_common.ros import detection_from_msg, interaction_to_msg, pose2d_from_msg
 from mnemo_common.types import InteractionEvent, Pose2D, Status
 
 from mnemo_skills.conversions import (
-    graph_node_from_msg, gripper_outcome, interaction_event_to_msg, motion_outcome, nav2_outcome,
+    graph_node_from_msg, gripper_outcome, motion_outcome, nav2_outcome,
     quaternion_to_yaw, status_outcome, trajectory_outcome, yaw_to_quaternion,
 )
 from mnemo_skills.ports import CancelToken, GraphNode, JointReading, Outcome, RobotPorts, TrajectoryPoint
@@ -312,14 +312,13 @@ class SceneGraphClient:
 
 
 class EventPublisher:
-    def __init__(self, node, frame_id: str):
+    def __init__(self, node):
         from mnemo_interfaces.msg import InteractionEvent as EventMsg
 
-        self.frame_id = frame_id
         self.pub = node.create_publisher(EventMsg, names.INTERACTIONS, 10)
 
     def publish(self, event: InteractionEvent) -> None:
-        self.pub.publish(interaction_event_to_msg(event, self.frame_id))
+        self.pub.publish(interaction_to_msg(event))
 
 
 class RosClock:
@@ -364,7 +363,7 @@ def build_ports(node, config, profile, group) -> RobotPorts:
                if profile.gripper is not None and profile.gripper.command_action else None)
     hand = TfHandTracker(tf_buffer, config.map_frame, profile.hand_frame) if tf_buffer and profile.hand_frame else None
     return RobotPorts(navigator=navigator, perception=PerceptionClient(node, group),
-                      scene_graph=SceneGraphClient(node, group), events=EventPublisher(node, config.map_frame),
+                      scene_graph=SceneGraphClient(node, group), events=EventPublisher(node),
                       motions=motions, trajectories=trajectories, gripper=gripper,
                       joints=JointStateCache(node, config.joint_states_topic), hand=hand, clock=RosClock(node))
 

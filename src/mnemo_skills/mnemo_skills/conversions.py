@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import math
 
-from mnemo_common.ros import (
-    detection_to_msg, point_from_msg, pose2d_to_msg, signals_to_msg, time_to_msg,
-)
-from mnemo_common.types import InteractionEvent, MnemoError, SkillResult, Status
+from mnemo_common.ros import detection_to_msg, point_from_msg, pose2d_to_msg, signals_to_msg
+from mnemo_common.types import MnemoError, SkillResult, Status
 
 from mnemo_skills.ports import GraphNode, Outcome
 
@@ -78,15 +76,6 @@ def graph_node_from_msg(m) -> GraphNode:
     return GraphNode(id=m.id, label=m.label, kind=m.kind, position=point_from_msg(m.position),
                      box_min=point_from_msg(m.box_min), box_max=point_from_msg(m.box_max), room=m.room,
                      parent=m.parent)
-
-
-def interaction_event_to_msg(e: InteractionEvent, frame_id: str = "map"):
-    from mnemo_interfaces.msg import InteractionEvent as EventMsg
-
-    return EventMsg(id=e.id, action=e.action, target=e.target, start=time_to_msg(e.start), end=time_to_msg(e.end),
-                    success=bool(e.success), error_code=int(e.code), message=e.message,
-                    signals=signals_to_msg(e.signals), seen_contents=list(e.seen_contents), picked_id=e.picked_id,
-                    frame_refs=list(e.frame_refs), robot_pose=pose2d_to_msg(e.robot_pose))
 
 
 def fill_skill_response(response, result: SkillResult):

@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from mnemo_common.types import Detection, InteractionEvent, MnemoError, Pose2D, SkillResult, SkillSignals, Status
+from mnemo_common.types import Detection, MnemoError, Pose2D, SkillResult, SkillSignals, Status
 
 from mnemo_skills.conversions import (
     GOAL_ABORTED, GOAL_CANCELED, GOAL_SUCCEEDED, fill_skill_response, graph_node_from_msg, gripper_outcome,
-    interaction_event_to_msg, motion_outcome, nav2_outcome, quaternion_to_yaw, status_outcome, trajectory_outcome,
+    motion_outcome, nav2_outcome, quaternion_to_yaw, status_outcome, trajectory_outcome,
     yaw_to_quaternion,
 )
 
@@ -40,7 +40,7 @@ def test_yaw_quaternion_round_trip(yaw):
     assert quaternion_to_yaw(*yaw_to_quaternion(yaw)) == pytest.approx(yaw)
 
 
-def test_graph_node_and_event_messages():
+def test_graph_node_message():
     from geometry_msgs.msg import Point
     from mnemo_interfaces.msg import ObjectNode
 
@@ -50,12 +50,6 @@ def test_graph_node_and_event_messages():
     n = graph_node_from_msg(m)
     assert (n.id, n.kind, n.position, n.box_max, n.room) == ("cabinet_1", "fixture", (1.0, 2.0, 0.5),
                                                              (1.3, 2.2, 1.0), "kitchen")
-    e = InteractionEvent("open-1", "open", "cabinet_1", 10.5, 12.25, False, Status.FAILED, "locked",
-                         SkillSignals(True, 0.0, 0.5, 8.0, 1.75), ["cup"], "", [], Pose2D(1.0, 2.0, 0.5))
-    msg = interaction_event_to_msg(e)
-    assert (msg.id, msg.action, msg.success, msg.error_code, msg.message) == ("open-1", "open", False, 4, "locked")
-    assert msg.start.sec == 10 and msg.end.nanosec == 250_000_000 and msg.signals.contact
-    assert msg.seen_contents == ["cup"] and msg.robot_pose.theta == pytest.approx(0.5)
 
 
 def test_fill_skill_response_keeps_fields_and_raises_for_failures():

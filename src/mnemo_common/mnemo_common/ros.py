@@ -15,8 +15,8 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
 from mnemo_common.types import (
-    Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillSignals,
-    Status,
+    Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillResult,
+    SkillSignals, Status,
 )
 
 T = TypeVar("T")
@@ -257,6 +257,65 @@ def interaction_from_msg(msg) -> InteractionEvent:
         success=msg.success, code=code, message=msg.message, signals=signals_from_msg(msg.signals),
         seen_contents=list(msg.seen_contents), picked_id=msg.picked_id, frame_refs=list(msg.frame_refs),
         robot_pose=pose2d_from_msg(msg.robot_pose))
+
+
+# -- skill responses -----------------------------------------------------------------
+def fill_skill_response(response: Any, result: SkillResult) -> Any:
+    """Copy a skill's outcome into any of the skill services' responses (the fields each one has).
+
+    error_code/error_msg are left to the service wrapper (``guarded``): a handler calls
+    ``raise_for_failure(result)`` after this, so the fields filled here still reach the caller."""
+    fields = type(response).get_fields_and_field_types()
+    if "signals" in fields:
+        response.signals = signals_to_msg(result.signals)
+    if "interaction_id" in fields:
+        response.interaction_id = result.interaction_id
+    if "robot_pose" in fields and result.robot_pose is not None:
+        response.robot_pose = pose2d_to_msg(result.robot_pose)
+    if "at_fixture" in fields:
+        response.at_fixture = result.at_fixture
+    if "room" in fields:
+        response.room = result.room
+    if "duration" in fields:
+        response.duration = float(result.signals.duration)
+    if "detections" in fields:
+        response.detections = [detection_to_msg(d) for d in result.detections]
+    if "contents" in fields:
+        response.contents = [detection_to_msg(d) for d in result.detections]
+    if "picked_id" in fields:
+        response.picked_id = result.picked_id
+    if "picked_label" in fields:
+        response.picked_label = result.picked_label
+    if "placed_id" in fields:
+        response.placed_id = result.picked_id
+    return response
+
+
+def raise_for_failure(result: SkillResult) -> None:
+    """Raise a failed skill's status as MnemoError (FAILED when it carries none) for ``guarded``."""
+    if not result.success:
+        raise MnemoError(result.code if result.code != Status.OK else Status.FAILED, result.message)
+
+
+def skill_result_from_response(skill: str, target: str, response: Any) -> SkillResult:
+    """The caller's view of a skill response."""
+    fields = type(response).get_fields_and_field_types()
+    detections = [detection_from_msg(d)
+                  for d in (getattr(response, "detections", None) or getattr(response, "contents", None) or [])]
+    result = SkillResult(skill=skill, target=target, success=response.error_code == Status.OK,
+                         code=Status(response.error_code), message=response.error_msg, detections=detections)
+    if "signals" in fields:
+        result.signals = signals_from_msg(response.signals)
+    if "duration" in fields:
+        result.signals.duration = float(response.duration)
+    if "robot_pose" in fields:
+        result.robot_pose = pose2d_from_msg(response.robot_pose)
+    result.at_fixture = getattr(response, "at_fixture", "")
+    result.room = getattr(response, "room", "")
+    result.interaction_id = getattr(response, "interaction_id", "")
+    result.picked_id = getattr(response, "picked_id", "") or getattr(response, "placed_id", "")
+    result.picked_label = getattr(response, "picked_label", "")
+    return result
 
 
 # -- QoS -----------------------------------------------------------------------------

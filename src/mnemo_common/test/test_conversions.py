@@ -3,8 +3,8 @@ import math
 import pytest
 
 from mnemo_common import ros
-from mnemo_common.types import (Detection, InteractionEvent, MemoryFilter, Observation, Pose2D, Pose3D, Sighting,
-                                SkillSignals, Status, invalid)
+from mnemo_common.types import (Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D,
+                                Sighting, SkillResult, SkillSignals, Status, invalid)
 
 
 def test_time_roundtrip_and_rejects_nan():
@@ -72,3 +72,54 @@ def test_interaction_event_roundtrip_and_unknown_code():
         InteractionEvent("ix_2", "pick", "mug_1", 1.0, 2.0, True, picked_id="mug_1", robot_pose=Pose2D(0.0, 0.0, 0.0))
     msg.error_code = 999  # a code from a newer build: still an event, marked FAILED
     assert ros.interaction_from_msg(msg).code == Status.FAILED
+
+
+@pytest.mark.parametrize("srv,skill", [("Navigate", "navigate"), ("Open", "open"), ("Close", "close"),
+                                       ("Detect", "detect"), ("Peek", "peek"), ("Pick", "pick"), ("Place", "place")])
+def test_skill_responses_roundtrip(srv, skill):
+    import mnemo_interfaces.srv
+
+    response_type = getattr(mnemo_interfaces.srv, srv).Response
+    result = SkillResult(skill=skill, target="t", success=True, signals=SkillSignals(True, 1.4, 0.8, 9.0, 5.0),
+                         robot_pose=Pose2D(1.0, 2.0, 0.5), at_fixture="cabinet_2", room="kitchen",
+                         detections=[Detection(label="apple", score=1.0, instance_id="apple_1")],
+                         picked_id="apple_1", picked_label="apple", interaction_id="ix_00001")
+    response = ros.fill_skill_response(response_type(), result)
+    back = ros.skill_result_from_response(skill, "t", response)
+    fields = response_type.get_fields_and_field_types()
+    assert back.success and back.code == Status.OK and (back.skill, back.target) == (skill, "t")
+    if "signals" in fields:
+        assert back.signals.joint_displacement == pytest.approx(1.4) and back.signals.contact
+    if "interaction_id" in fields:
+        assert back.interaction_id == "ix_00001"
+    if "robot_pose" in fields:
+        assert back.robot_pose == Pose2D(1.0, 2.0, 0.5)
+    if "at_fixture" in fields:
+        assert back.at_fixture == "cabinet_2" and back.room == "kitchen"
+    if "duration" in fields:
+        assert back.signals.duration == pytest.approx(5.0)
+    if "contents" in fields or "detections" in fields:
+        assert [d.instance_id for d in back.detections] == ["apple_1"]
+    if "picked_id" in fields or "placed_id" in fields:
+        assert back.picked_id == "apple_1"
+    if "picked_label" in fields:
+        assert back.picked_label == "apple"
+
+
+def test_failed_skill_keeps_fields_and_raises_its_status():
+    from mnemo_interfaces.srv import Pick
+
+    failed = SkillResult("pick", "m", False, Status.FAILED, "slipped", SkillSignals(True, 0.0, 1.0, 0.2, 2.0),
+                         interaction_id="pick-1")
+    pick = ros.fill_skill_response(Pick.Response(), failed)
+    assert pick.interaction_id == "pick-1" and pick.signals.gripper_closure == 1.0
+    with pytest.raises(MnemoError) as err:
+        ros.raise_for_failure(failed)
+    assert (err.value.code, err.value.message) == (Status.FAILED, "slipped")
+    with pytest.raises(MnemoError) as err:  # a failure that carries no status still fails
+        ros.raise_for_failure(SkillResult("pick", "m", False, Status.OK, "no reason"))
+    assert err.value.code == Status.FAILED
+    ros.raise_for_failure(SkillResult("pick", "m", True))
+    # what a caller sees once guarded() has set the status
+    back = ros.skill_result_from_response("pick", "m", ros.fill_error(pick, err.value))
+    assert not back.success and back.code == Status.FAILED and back.interaction_id == "pick-1"

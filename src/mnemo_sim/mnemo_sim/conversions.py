@@ -1,23 +1,18 @@
-"""Messages <-> simulator core types: camera frames, camera info, segmentation, poses, clock,
-and skill responses. Every ``*_to_msg`` has a ``*_from_msg`` partner
-(round-trip tested) where the other side needs one.
+"""Messages <-> simulator core types: camera frames, camera info, segmentation, poses and clock.
+Every ``*_to_msg`` has a ``*_from_msg`` partner (round-trip tested) where the other side needs one.
 """
 from __future__ import annotations
 
 import array
 import math
-from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image
 
-from mnemo_common.ros import (
-    detection_from_msg, detection_to_msg, pose2d_from_msg, pose2d_to_msg, pose3d_from_msg, pose3d_to_msg, signals_from_msg,
-    signals_to_msg, time_from_msg, time_to_msg,
-)
-from mnemo_common.types import Pose2D, Pose3D, SkillResult, Status
+from mnemo_common.ros import pose3d_from_msg, pose3d_to_msg, time_from_msg, time_to_msg
+from mnemo_common.types import Pose2D, Pose3D
 from mnemo_interfaces.msg import InstanceSegmentation
 
 from mnemo_sim.camera import CameraIntrinsics
@@ -119,56 +114,3 @@ def pose2d_from_pose3d(pose: Pose3D) -> Pose2D:
 
 def clock_to_msg(t: float) -> Clock:
     return Clock(clock=time_to_msg(t))
-
-
-# -- interactions and skills -----------------------------------------------------------
-def fill_skill_response(response: Any, result: SkillResult) -> Any:
-    """Copy a skill's outcome into any of the skill services' responses (the fields each one has).
-
-    error_code/error_msg are left to the service wrapper (``mnemo_common.ros.guarded``): a skill
-    that ran but failed raises its status there, and the signals filled here still reach the caller."""
-    fields = type(response).get_fields_and_field_types()
-    if "signals" in fields:
-        response.signals = signals_to_msg(result.signals)
-    if "interaction_id" in fields:
-        response.interaction_id = result.interaction_id
-    if "robot_pose" in fields and result.robot_pose is not None:
-        response.robot_pose = pose2d_to_msg(result.robot_pose)
-    if "at_fixture" in fields:
-        response.at_fixture = result.at_fixture
-    if "room" in fields:
-        response.room = result.room
-    if "duration" in fields:
-        response.duration = float(result.signals.duration)
-    if "detections" in fields:
-        response.detections = [detection_to_msg(d) for d in result.detections]
-    if "contents" in fields:
-        response.contents = [detection_to_msg(d) for d in result.detections]
-    if "picked_id" in fields:
-        response.picked_id = result.picked_id
-    if "picked_label" in fields:
-        response.picked_label = result.picked_label
-    if "placed_id" in fields:
-        response.placed_id = result.picked_id
-    return response
-
-
-def skill_result_from_response(skill: str, target: str, response: Any) -> SkillResult:
-    """The caller's view of a skill response (used by clients and the round-trip tests)."""
-    fields = type(response).get_fields_and_field_types()
-    detections = [detection_from_msg(d) for d in (getattr(response, "detections", None) or getattr(response, "contents", None) or [])]
-    result = SkillResult(skill=skill, target=target, success=response.error_code == Status.OK,
-                         code=Status(response.error_code), message=response.error_msg, detections=detections)
-    if "signals" in fields:
-        result.signals = signals_from_msg(response.signals)
-    if "duration" in fields:
-        result.signals.duration = float(response.duration)
-    if "robot_pose" in fields:
-        result.robot_pose = pose2d_from_msg(response.robot_pose)
-    result.at_fixture = getattr(response, "at_fixture", "")
-    result.room = getattr(response, "room", "")
-    result.interaction_id = getattr(response, "interaction_id", "")
-    result.picked_id = getattr(response, "picked_id", "") or getattr(response, "placed_id", "")
-    result.picked_label = getattr(response, "picked_label", "")
-    return result
-

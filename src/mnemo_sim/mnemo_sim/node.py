@@ -28,9 +28,10 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    declare_config, guarded, interaction_to_msg, observation_to_msg, pose2d_from_msg, run_node, sensor_qos, time_to_msg,
+    declare_config, fill_skill_response, guarded, interaction_to_msg, observation_to_msg, pose2d_from_msg, raise_for_failure,
+    run_node, sensor_qos, time_to_msg,
 )
-from mnemo_common.types import InteractionEvent, MnemoError, Observation, SkillResult, Status, invalid
+from mnemo_common.types import InteractionEvent, Observation, SkillResult, invalid
 from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent as InteractionEventMsg, Observation as ObservationMsg
 from mnemo_interfaces.srv import Close, Detect, Navigate, Open, Peek, Pick, Place, RunPatrol, ScoreTask, StartTask
 from geometry_msgs.msg import PoseStamped
@@ -39,7 +40,7 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_sim import scenarios_dir
 from mnemo_sim.conversions import (
-    camera_info_to_msg, clock_to_msg, fill_skill_response, image_to_msg, pose_stamped_to_msg,
+    camera_info_to_msg, clock_to_msg, image_to_msg, pose_stamped_to_msg,
     robot_pose3d, segmentation_to_msg,
 )
 from mnemo_sim.patrol import camera_pose
@@ -211,8 +212,7 @@ class SimNode(Node):
                 self.pub_events.publish(interaction_to_msg(event))
             self._observe_now()
         fill_skill_response(response, result)
-        if not result.success:
-            raise MnemoError(result.code if result.code != Status.OK else Status.FAILED, result.message)
+        raise_for_failure(result)
         return response
 
     def _render_state(self):

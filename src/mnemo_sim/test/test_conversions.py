@@ -1,16 +1,15 @@
-"""Round trips of the simulator's messages: images, camera info, segmentation, poses, skill responses."""
+"""Round trips of the simulator's messages: images, camera info, segmentation, poses, clock."""
 import math
 
 import numpy as np
 import pytest
 
-from mnemo_common.types import Detection, Pose2D, Pose3D, SkillResult, SkillSignals, Status
-from mnemo_interfaces.srv import Navigate, Open, Peek, Pick, Place
+from mnemo_common.types import Pose2D, Pose3D
 from mnemo_sim.camera import CameraIntrinsics
 from mnemo_sim.conversions import (
-    camera_info_from_msg, camera_info_to_msg, clock_to_msg, fill_skill_response, image_from_msg, image_to_msg,
+    camera_info_from_msg, camera_info_to_msg, clock_to_msg, image_from_msg, image_to_msg,
     pose2d_from_pose3d, pose_stamped_from_msg, pose_stamped_to_msg,
-    robot_pose3d, segmentation_from_msg, segmentation_to_msg, skill_result_from_response,
+    robot_pose3d, segmentation_from_msg, segmentation_to_msg,
 )
 
 
@@ -58,29 +57,3 @@ def test_poses_and_clock():
     p2 = Pose2D(3.0, -1.0, 2.5)
     assert pose2d_from_pose3d(robot_pose3d(p2)) == pytest.approx(p2)
     assert clock_to_msg(90061.5).clock.sec == 90061
-
-
-@pytest.mark.parametrize("srv,skill", [(Navigate, "navigate"), (Open, "open"), (Peek, "peek"), (Pick, "pick"),
-                                       (Place, "place")])
-def test_skill_responses_round_trip(srv, skill):
-    result = SkillResult(skill=skill, target="t", success=True, signals=SkillSignals(True, 1.4, 0.8, 9.0, 5.0),
-                         robot_pose=Pose2D(1.0, 2.0, 0.5), at_fixture="cabinet_2", room="kitchen",
-                         detections=[Detection(label="apple", score=1.0, instance_id="apple_1")],
-                         picked_id="apple_1", picked_label="apple", interaction_id="ix_00001")
-    response = fill_skill_response(srv.Response(), result)
-    back = skill_result_from_response(skill, "t", response)
-    fields = srv.Response.get_fields_and_field_types()
-    assert back.success and back.code == Status.OK
-    if "signals" in fields:
-        assert back.signals.joint_displacement == pytest.approx(1.4) and back.signals.contact
-    if "interaction_id" in fields:
-        assert back.interaction_id == "ix_00001"
-    if "robot_pose" in fields:
-        assert back.robot_pose == Pose2D(1.0, 2.0, 0.5) and back.at_fixture == "cabinet_2" and back.room == "kitchen"
-        assert back.signals.duration == pytest.approx(5.0)
-    if "contents" in fields:
-        assert [d.instance_id for d in back.detections] == ["apple_1"]
-    if "picked_id" in fields or "placed_id" in fields:
-        assert back.picked_id == "apple_1"
-    if "picked_label" in fields:
-        assert back.picked_label == "apple"

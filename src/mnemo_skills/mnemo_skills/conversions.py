@@ -1,4 +1,4 @@
-"""Messages <-> core types for the skill server, and the mapping of the robot's action results
+"""Scene-graph messages for the skill server, and the mapping of the robot's action results
 (nav2, FollowJointTrajectory, play_motion2, GripperCommand) to Outcomes.
 
 The result mappings take plain values (goal status, error code, message), so they are tested
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 
-from mnemo_common.ros import detection_to_msg, point_from_msg, pose2d_to_msg, signals_to_msg
-from mnemo_common.types import MnemoError, SkillResult, Status
+from mnemo_common.ros import point_from_msg
+from mnemo_common.types import Status
 
 from mnemo_skills.ports import GraphNode, Outcome
 
@@ -76,32 +76,3 @@ def graph_node_from_msg(m) -> GraphNode:
     return GraphNode(id=m.id, label=m.label, kind=m.kind, position=point_from_msg(m.position),
                      box_min=point_from_msg(m.box_min), box_max=point_from_msg(m.box_max), room=m.room,
                      parent=m.parent)
-
-
-def fill_skill_response(response, result: SkillResult):
-    """Copy a SkillResult into whichever skill response type this is; raise MnemoError for a
-    failed skill so mnemo_common.ros.guarded sets error_code/error_msg (the fields stay filled)."""
-    fields = response.get_fields_and_field_types()
-    if "robot_pose" in fields and result.robot_pose is not None:
-        response.robot_pose = pose2d_to_msg(result.robot_pose)
-    if "at_fixture" in fields:
-        response.at_fixture = result.at_fixture
-    if "room" in fields:
-        response.room = result.room
-    if "duration" in fields:
-        response.duration = float(result.signals.duration)
-    if "detections" in fields:
-        response.detections = [detection_to_msg(d) for d in result.detections]
-    if "contents" in fields:
-        response.contents = [detection_to_msg(d) for d in result.detections]
-    if "signals" in fields:
-        response.signals = signals_to_msg(result.signals)
-    if "interaction_id" in fields:
-        response.interaction_id = result.interaction_id
-    if "picked_id" in fields:
-        response.picked_id, response.picked_label = result.picked_id, result.picked_label
-    if "placed_id" in fields:
-        response.placed_id = result.picked_id
-    if not result.success:
-        raise MnemoError(result.code if result.code != Status.OK else Status.FAILED, result.message)
-    return response

@@ -13,12 +13,13 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 
 from mnemo_common import names
-from mnemo_common.ros import declare_config, guarded, latched_qos, pose2d_from_msg, run_node
+from mnemo_common.ros import (
+    declare_config, fill_skill_response, guarded, latched_qos, pose2d_from_msg, raise_for_failure, run_node,
+)
 from mnemo_common.types import MnemoError
 
 from mnemo_skills.adapters import build_ports
 from mnemo_skills.context import SkillSettings
-from mnemo_skills.conversions import fill_skill_response
 from mnemo_skills.gate import OperatorGate
 from mnemo_skills.profile import ProfileError, load_profile
 from mnemo_skills.server import SkillServer
@@ -102,7 +103,10 @@ class SkillsNode(Node):
 
         def skill(srv_type, name, run):
             def handler(request, response):
-                return fill_skill_response(response, run(request))
+                result = run(request)
+                fill_skill_response(response, result)
+                raise_for_failure(result)  # guarded() turns it into error_code/error_msg; the fields stay filled
+                return response
 
             self.create_service(srv_type, name, guarded(self, handler), callback_group=skills_group)
 

@@ -1,14 +1,14 @@
-"""Result mappings of nav2 / controller / motion / gripper actions and message round trips."""
+"""Result mappings of nav2 / controller / motion / gripper actions and the scene-graph node message."""
 from __future__ import annotations
 
 import math
 
 import pytest
 
-from mnemo_common.types import Detection, MnemoError, Pose2D, SkillResult, SkillSignals, Status
+from mnemo_common.types import Status
 
 from mnemo_skills.conversions import (
-    GOAL_ABORTED, GOAL_CANCELED, GOAL_SUCCEEDED, fill_skill_response, graph_node_from_msg, gripper_outcome,
+    GOAL_ABORTED, GOAL_CANCELED, GOAL_SUCCEEDED, graph_node_from_msg, gripper_outcome,
     motion_outcome, nav2_outcome, quaternion_to_yaw, status_outcome, trajectory_outcome,
     yaw_to_quaternion,
 )
@@ -50,20 +50,3 @@ def test_graph_node_message():
     n = graph_node_from_msg(m)
     assert (n.id, n.kind, n.position, n.box_max, n.room) == ("cabinet_1", "fixture", (1.0, 2.0, 0.5),
                                                              (1.3, 2.2, 1.0), "kitchen")
-
-
-def test_fill_skill_response_keeps_fields_and_raises_for_failures():
-    from mnemo_interfaces.srv import Navigate, Peek, Pick, Place
-
-    r = fill_skill_response(Navigate.Response(), SkillResult("navigate", "c", True, robot_pose=Pose2D(1.0, 2.0, 0.1),
-                                                             at_fixture="c", room="kitchen"))
-    assert (r.robot_pose.x, r.at_fixture, r.room) == (1.0, "c", "kitchen")
-    r = fill_skill_response(Peek.Response(), SkillResult("peek", "c", True, detections=[Detection("cup", 0.9)]))
-    assert [d.label for d in r.contents] == ["cup"]
-    r = fill_skill_response(Place.Response(), SkillResult("place", "t", True, picked_id="mug_1"))
-    assert r.placed_id == "mug_1"
-    pick = Pick.Response()
-    with pytest.raises(MnemoError) as err:
-        fill_skill_response(pick, SkillResult("pick", "m", False, Status.FAILED, "slipped",
-                                              SkillSignals(True, 0.0, 1.0, 0.2, 2.0), interaction_id="pick-1"))
-    assert err.value.code == Status.FAILED and pick.interaction_id == "pick-1" and pick.signals.gripper_closure == 1.0

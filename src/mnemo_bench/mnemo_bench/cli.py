@@ -1,0 +1,110 @@
+"""``mnemo bench [SCENARIO_FILES...] [--methods ...] [--perception oracle|realistic] [--ros] [--seed N]
+[--out DIR] [--qa]``: run the benchmark and write its report.
+
+Default suite: every scenario shipped with mnemo_sim, every method, oracle perception, memory QA
+on; finishes in a few minutes on two cores (see the package README for the measured time).
+Realistic perception renders every patrol frame, so by default it runs on the smallest shipped
+scenario only unless scenario files are given.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from mnemo_bench.methods import DEFAULT_METHODS, METHODS
+
+REALISTIC_DEFAULT = "student_flat"  # the smallest shipped scenario (800 patrol frames)
+ROS_DEFAULT_METHODS = ("full",)
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="mnemo bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("scenarios", nargs="*", help="household-scenario/1 files or shipped scenario names "
+                                                "(default: every shipped scenario)")
+    p.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
+                   help=f"methods to run (default: all): {', '.join(METHODS)}")
+    p.add_argument("--perception", choices=("oracle", "realistic"), default="oracle",
+                   help="oracle: the simulator's observations; realistic: rendered frames through the perception "
+                        "ground-truth backend and deprojection")
+    p.add_argument("--ros", action="store_true", help="run the tasks through the ROS nodes (launch/sim.launch.py) "
+                                                       "and compare with the in-process run of the same seed")
+    p.add_argument("--tasks", default="", help="comma-separated task ids to run (default: all)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="bench_results", help="report directory (default: bench_results)")
+    qa = p.add_mutually_exclusive_group()
+    qa.add_argument("--qa", dest="qa", action="store_true", default=None, help="run the memory QA (default: on)")
+    qa.add_argument("--no-qa", dest="qa", action="store_false", help="skip the memory QA")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p.parse_args(argv)
+
+
+def resolve_scenario(arg: str) -> Path:
+    path = Path(arg)
+    if path.exists():
+        return path.resolve()
+    from mnemo_sim import scenarios_dir
+
+    candidate = Path(scenarios_dir()) / f"{arg}.yaml"
+    if not candidate.exists():
+        raise FileNotFoundError(f"no scenario {arg!r} (not a file, not in {scenarios_dir()})")
+    return candidate
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    from mnemo_sim.scenario import ScenarioError, load_scenario
+
+    from mnemo_bench.methods import resolve_methods
+    from mnemo_bench.runner import default_scenarios
+
+    try:
+        if args.scenarios:
+            paths = [resolve_scenario(s) for s in args.scenarios]
+        elif args.perception == "realistic" or args.ros:
+            paths = [resolve_scenario(REALISTIC_DEFAULT)]
+        else:
+            paths = default_scenarios()
+        scenarios = [load_scenario(p) for p in paths]
+        names = args.methods or list(ROS_DEFAULT_METHODS if args.ros else DEFAULT_METHODS)
+        methods = resolve_methods(names)
+    except (FileNotFoundError, ScenarioError, ValueError) as exc:
+        print(f"mnemo bench: {exc}", file=sys.stderr)
+        return 2
+    wanted = {t for t in args.tasks.split(",") if t}
+    known = {t.id for sc in scenarios for t in sc.tasks}
+    if wanted - known:
+        print(f"mnemo bench: unknown task ids {sorted(wanted - known)}", file=sys.stderr)
+        return 2
+    task_filter = (lambda sc, t: t.id in wanted) if wanted else None
+    qa = (not args.ros) if args.qa is None else args.qa
+    out = Path(args.out)
+    print(f"mnemo bench: {len(scenarios)} scenario(s) ({', '.join(s.name for s in scenarios)}), methods "
+          f"{', '.join(m.name for m in methods)}, {args.perception} perception, seed {args.seed}"
+          f"{', through ROS' if args.ros else ''}{', memory QA' if qa else ''}", file=sys.stderr)
+    if args.ros:
+        from mnemo_bench.ros_runner import run_ros_suite
+
+        result = run_ros_suite(scenarios, methods, paths, seed=args.seed, out=out, task_filter=task_filter,
+                               progress=not args.quiet)
+    else:
+        from mnemo_bench.runner import run_suite
+
+        result = run_suite(scenarios, methods, seed=args.seed, perception=args.perception, qa=qa,
+                           progress=not args.quiet, task_filter=task_filter)
+    from mnemo_bench.report import markdown_table, summarize, write_report
+
+    files = write_report(result, out, plots=not args.no_plots)
+    print("\n".join(markdown_table(summarize(result), [m.name for m in methods])))
+    for kind, path in files.items():
+        print(f"mnemo bench: {kind}: {path}", file=sys.stderr)
+    if args.ros and result.meta.get("ros_mismatches"):
+        print(f"mnemo bench: ROS and in-process runs differ on {result.meta['ros_mismatches']} task(s); "
+              "see report.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

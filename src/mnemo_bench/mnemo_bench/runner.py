@@ -1,0 +1,278 @@
+"""Running the suite: for each scenario and method, patrol builds memory, then every task runs
+under its budget in time order (sequences back to back), and the simulator's scorer judges it.
+
+Each (scenario, method) pair gets its own simulator, scene graph and memory (``BenchStack``, the
+planner's ``InProcessStack`` plus the benchmark's bookkeeping), because what a method does in one
+task is what it remembers in the next. Only the simulator's ``TaskRunner.score`` and the locked-
+container check read the truth; the policy sees what the toolbox returns. Patrol observations
+are cheap to regenerate (the simulator is deterministic for a seed); in realistic mode the
+rendered and perceived patrol frames are cached per scenario and shared by the methods.
+"""
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from mnemo_planner.inprocess import InProcessStack
+
+from mnemo_bench.methods import Method
+
+
+@dataclass
+class TaskRow:
+    """One task run by one method: what the report is made of."""
+
+    scenario: str
+    method: str
+    task_id: str
+    type: str
+    family: str
+    sequence: str
+    instruction: str
+    success: bool  # the simulator's scorer
+    planner_success: bool  # what the planner believed
+    detail: str
+    steps: int
+    budget: int
+    physical_actions: int
+    optimal_actions: int
+    action_ratio: Optional[float]  # physical / optimal (None for recall tasks, optimal 0)
+    wall_time: float
+    locked_retries: int  # open attempts on a container this sequence already found locked
+    answer: str = ""
+    object_id: str = ""
+    trace: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def outcome_key(self) -> tuple:
+        """Everything but wall time: equal for runs of the same seed."""
+        d = self.to_dict()
+        d.pop("wall_time")
+        return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in d.items())
+
+
+def task_seed(seed: int, scenario: str, task_id: str, method: str) -> int:
+    """A stable per-task seed (Python's hash() is salted per process)."""
+    return zlib.crc32(f"{seed}/{scenario}/{task_id}/{method}".encode()) & 0x7FFFFFFF
+
+
+def ordered_tasks(scenario: Any) -> list[Any]:
+    """Tasks in time order; a sequence's tasks stay back to back in file order."""
+    tasks = list(scenario.tasks)
+    first_at: dict[str, float] = {}
+    for t in tasks:
+        if t.sequence:
+            first_at.setdefault(t.sequence, t.at)
+    index = {t.id: i for i, t in enumerate(tasks)}
+    return sorted(tasks, key=lambda t: (first_at.get(t.sequence, t.at) if t.sequence else t.at, index[t.id]))
+
+
+class ObservationMemory:
+    """The memory service fed with observations: records captioned and embedded by mnemo_memory's
+    RecordBuilder (every observation kept: patrol and task observations are already sparse)."""
+
+    def __init__(self, service: Any, builder: Any):
+        self.service, self.builder = service, builder
+
+    def add_observation(self, obs: Any) -> None:
+        self.service.add(self.builder.build([obs], limited=False))
+
+    def __getattr__(self, name: str) -> Any:  # search_text, search_time, search_position, get, count
+        return getattr(self.service, name)
+
+
+def make_memory() -> Optional[ObservationMemory]:
+    """A fresh in-process long-term memory (qdrant-client's local mode in RAM), or None when
+    mnemo_memory is not importable."""
+    try:
+        from mnemo_common.embedding import get_embedder
+        from mnemo_memory.ingest import RecordBuilder
+        from mnemo_memory.service import MemoryService
+    except ImportError:
+        return None
+    embedder = get_embedder()
+    return ObservationMemory(MemoryService.open(embedder, url=":memory:", collection="bench"), RecordBuilder(embedder))
+
+
+class BenchStack(InProcessStack):
+    """The planner's in-process stack, with the benchmark's bookkeeping: open attempts on
+    containers already found locked in the same sequence (the scorer's side: the truth says the
+    container is locked and the attempt held the handle, so it was not a missed grasp), and, in realistic mode, observations made by perception from
+    rendered frames instead of the simulator's oracle."""
+
+    def __init__(self, scenario: Any, method: Method, seed: Optional[int], memory: Any = None,
+                 perceiver: Any = None):
+        super().__init__(scenario, method.ablation, seed, memory=memory)
+        self.method = method
+        self.perceiver = perceiver
+        self.found_locked: dict[str, set[str]] = {}
+        self._scope = ""
+        self._retries = 0
+        self.runner.robot.listeners.append(self._on_interaction)
+        if perceiver is not None:
+            self.toolbox._observe = lambda: perceiver.perceive(self.runner.world, self.runner.robot.observe())
+
+    def _on_interaction(self, event: Any) -> None:
+        if event.action != "open":
+            return
+        found = self.found_locked.setdefault(self._scope, set())
+        if event.target in found:
+            self._retries += 1
+        elif not event.success and event.signals.contact and self.runner.world.truth_is_locked(event.target):
+            # the gripper held the handle and nothing moved: found locked (a missed grasp is not)
+            found.add(event.target)
+
+    def patrol(self, until: Any) -> int:
+        if self.perceiver is None:
+            return super().patrol(until)
+        n = 0
+        for obs in self.runner.run_patrols(until):
+            perceived = self.perceiver.perceive(self.runner.world, obs, patrol=True)
+            if perceived is not None:
+                self.ingest(perceived)
+                n += 1
+        return n
+
+    def run_row(self, task: Any, policy: Any) -> TaskRow:
+        self._scope = task.sequence or f"task:{task.id}"
+        self._retries = 0
+        run = self.run_task(task.id, policy)
+        ratio = run.physical_actions / run.optimal_actions if run.optimal_actions else None
+        return TaskRow(self.scenario.name, self.method.name, task.id, task.type, task.family, task.sequence or "",
+                       run.instruction, run.success, run.planner_success, run.detail, run.steps, run.budget,
+                       run.physical_actions, run.optimal_actions, ratio, run.wall_time, self._retries,
+                       run.answer, run.object_id,
+                       [f"{s.tool}({', '.join(f'{k}={v}' for k, v in s.arguments.items())}) -> "
+                        f"{'ok' if s.ok else 'failed'}: {s.outcome[:200]}" for s in (run.trace or [])])
+
+
+class Progress:
+    """A one-line progress bar on stderr (no dependencies); silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool = True, width: int = 30, stream: Any = None):
+        import sys
+
+        self.total, self.enabled, self.width = max(total, 1), enabled, width
+        self.stream = stream or sys.stderr
+        self.done = 0
+        self.t0 = time.perf_counter()
+
+    def step(self, label: str = "") -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        frac = min(1.0, self.done / self.total)
+        bar = "#" * int(round(frac * self.width))
+        elapsed = time.perf_counter() - self.t0
+        self.stream.write(f"\r[{bar:<{self.width}}] {self.done}/{self.total} {elapsed:6.1f}s {label[:50]:<50}")
+        if self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+@dataclass
+class SuiteResult:
+    rows: list[TaskRow]
+    qa: list[Any]  # qa.QaRow
+    meta: dict
+
+
+def load_scenarios(paths: Sequence[Any]) -> list[Any]:
+    from mnemo_sim.scenario import load_scenario
+
+    return [p if hasattr(p, "tasks") else load_scenario(p) for p in paths]
+
+
+def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0, perception: str = "oracle",
+              qa: bool = False, progress: bool = True, task_filter: Optional[Callable[[Any, Any], bool]] = None,
+              perceiver_factory: Optional[Callable[[Any], Any]] = None) -> SuiteResult:
+    """Every method on every task of every scenario (``task_filter(scenario, task)`` to restrict).
+
+    ``perception``: "oracle" (the simulator's observations) or "realistic" (rendered frames through
+    the perception ground-truth backend and deprojection; ``perceiver_factory(scenario)`` overrides
+    how the perceiver is made)."""
+    scenarios = load_scenarios(scenarios)
+    plan = [(sc, [t for t in ordered_tasks(sc) if task_filter is None or task_filter(sc, t)]) for sc in scenarios]
+    total = sum(len(tasks) for _, tasks in plan) * len(methods)
+    bar = Progress(total + (len(scenarios) if qa else 0), progress)
+    rows: list[TaskRow] = []
+    qa_rows: list[Any] = []
+    t0 = time.perf_counter()
+    for sc, tasks in plan:
+        perceiver = None
+        if perception == "realistic":
+            if perceiver_factory is not None:
+                perceiver = perceiver_factory(sc)
+            else:
+                from mnemo_bench.realistic import RealisticPerceiver
+
+                perceiver = RealisticPerceiver(sc)
+        elif perception != "oracle":
+            raise ValueError(f"perception must be 'oracle' or 'realistic', got {perception!r}")
+        try:
+            if any(m.needs_memory for m in methods):
+                warm_embeddings(sc, seed, perceiver)
+            for method in methods:
+                memory = make_memory() if method.needs_memory else None
+                stack = BenchStack(sc, method, seed, memory=memory, perceiver=perceiver)
+                for task in tasks:
+                    policy = method.make_policy(task_seed(seed, sc.name, task.id, method.name))
+                    rows.append(stack.run_row(task, policy))
+                    bar.step(f"{sc.name} {method.name} {task.id}")
+            if qa:
+                from mnemo_bench.qa import run_qa
+
+                qa_rows.extend(run_qa(sc, seed, perceiver=perceiver))
+                bar.step(f"{sc.name} memory QA")
+        finally:
+            if perceiver is not None:
+                perceiver.close()
+    meta = {"seed": seed, "perception": perception, "methods": [m.name for m in methods],
+            "scenarios": [sc.name for sc in scenarios], "tasks": sum(len(t) for _, t in plan),
+            "seconds": round(time.perf_counter() - t0, 2),
+            "memory": "mnemo_memory (qdrant local mode)" if make_memory_available() else "none (mnemo_memory missing)"}
+    return SuiteResult(rows, qa_rows, meta)
+
+
+def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, batch: int = 64) -> int:
+    """Embed the distinct captions of the scenario's patrols in batches once, so the methods that
+    build memory find them in the embedder's cache (one by one, the model is ~50x slower)."""
+    try:
+        from mnemo_common.embedding import get_embedder
+        from mnemo_memory.caption import OfflineCaptioner
+    except ImportError:
+        return 0
+    from mnemo_sim.tasks import TaskRunner
+
+    runner = TaskRunner(scenario, seed)
+    captioner = OfflineCaptioner()
+    captions = set()
+    for obs in runner.run_patrols(float("inf")):
+        if perceiver is not None:
+            obs = perceiver.perceive(runner.world, obs, patrol=True)
+        if obs is not None:
+            captions.add(captioner.caption(obs))
+    texts = sorted(captions)
+    embedder = get_embedder()
+    for i in range(0, len(texts), batch):
+        embedder.embed(texts[i:i + batch])
+    return len(texts)
+
+
+def make_memory_available() -> bool:
+    try:
+        import mnemo_memory.service  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def default_scenarios() -> list[Path]:
+    from mnemo_sim import list_scenarios
+
+    return list_scenarios()

@@ -3,16 +3,19 @@ common types. Only thin nodes import this module; cores never do.
 """
 from __future__ import annotations
 
+import array
 import dataclasses
 import math
 from typing import Any, Callable, Optional, Type, TypeVar
 
+import numpy as np
 import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
-from geometry_msgs.msg import Point, Pose, Pose2D as Pose2DMsg
+from geometry_msgs.msg import Point, Pose, Pose2D as Pose2DMsg, PoseStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+from sensor_msgs.msg import Image
 
 from mnemo_common.types import (
     Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillResult,
@@ -130,6 +133,18 @@ def pose3d_to_msg(p: Pose3D) -> Pose:
 def pose3d_from_msg(m: Pose) -> Pose3D:
     return Pose3D((m.position.x, m.position.y, m.position.z),
                   (m.orientation.x, m.orientation.y, m.orientation.z, m.orientation.w))
+
+
+def pose_stamped_to_msg(pose: Pose3D, stamp: float, frame_id: str = "map") -> PoseStamped:
+    msg = PoseStamped(pose=pose3d_to_msg(pose))
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = frame_id
+    return msg
+
+
+def pose_stamped_from_msg(msg: PoseStamped) -> tuple[float, Pose3D]:
+    """(stamp in seconds, pose)."""
+    return time_from_msg(msg.header.stamp), pose3d_from_msg(msg.pose)
 
 
 def point_to_msg(p: tuple[float, float, float]) -> Point:
@@ -316,6 +331,61 @@ def skill_result_from_response(skill: str, target: str, response: Any) -> SkillR
     result.picked_id = getattr(response, "picked_id", "") or getattr(response, "placed_id", "")
     result.picked_label = getattr(response, "picked_label", "")
     return result
+
+
+# -- images --------------------------------------------------------------------------
+# encoding -> (numpy dtype, channels)
+IMAGE_ENCODINGS = {
+    "rgb8": (np.uint8, 3), "bgr8": (np.uint8, 3), "rgba8": (np.uint8, 4), "bgra8": (np.uint8, 4),
+    "mono8": (np.uint8, 1), "8UC1": (np.uint8, 1), "8UC3": (np.uint8, 3),
+    "mono16": (np.uint16, 1), "16UC1": (np.uint16, 1), "32FC1": (np.float32, 1), "32SC1": (np.int32, 1),
+}
+RGB_ENCODINGS = ("rgb8", "bgr8", "rgba8", "bgra8", "mono8")
+
+
+def image_to_msg(pixels: np.ndarray, encoding: str, stamp: float = 0.0, frame_id: str = "") -> Image:
+    """HxW (one channel) or HxWxC array -> sensor_msgs/Image (little-endian, tightly packed rows)."""
+    if encoding not in IMAGE_ENCODINGS:
+        raise ValueError(f"unsupported image encoding {encoding!r}")
+    dtype, channels = IMAGE_ENCODINGS[encoding]
+    shape = np.shape(pixels)
+    if len(shape) != (2 if channels == 1 else 3) or (channels > 1 and shape[2] != channels):
+        raise ValueError(f"array of shape {shape} does not fit encoding {encoding}")
+    data = np.ascontiguousarray(pixels, dtype=dtype)
+    msg = Image(height=int(data.shape[0]), width=int(data.shape[1]), encoding=encoding, is_bigendian=0,
+                step=int(data.shape[1] * channels * data.itemsize))
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = frame_id
+    msg.data = array.array("B", data.tobytes())  # an array.array is taken as is, without a per-byte check
+    return msg
+
+
+def image_from_msg(msg: Image) -> np.ndarray:
+    """HxW (one channel) or HxWxC array (a copy, native byte order); honours row padding and big-endian data."""
+    if msg.encoding not in IMAGE_ENCODINGS:
+        raise ValueError(f"unsupported image encoding {msg.encoding!r}")
+    dtype, channels = IMAGE_ENCODINGS[msg.encoding]
+    dt = np.dtype(dtype).newbyteorder(">" if msg.is_bigendian else "<")
+    row_bytes = msg.width * channels * dt.itemsize
+    if msg.step < row_bytes or len(msg.data) < msg.step * msg.height:
+        raise ValueError(f"image data too short: {len(msg.data)} bytes for {msg.height} rows of step {msg.step} "
+                         f"({msg.width}x{channels} {msg.encoding})")
+    raw = np.frombuffer(msg.data, dtype=np.uint8, count=msg.step * msg.height).reshape(msg.height, msg.step)
+    pixels = raw[:, :row_bytes].copy().view(dt).astype(dt.newbyteorder("="), copy=False)
+    return pixels.reshape(msg.height, msg.width) if channels == 1 else pixels.reshape(msg.height, msg.width, channels)
+
+
+def rgb_from_msg(msg: Image) -> np.ndarray:
+    """HxWx3 uint8 RGB from rgb8, bgr8, rgba8, bgra8 (alpha dropped) or mono8 (grey repeated)."""
+    if msg.encoding not in RGB_ENCODINGS:
+        raise ValueError(f"colour image encoding must be one of {RGB_ENCODINGS}, got {msg.encoding!r}")
+    if msg.height == 0 or msg.width == 0:
+        raise ValueError(f"empty {msg.width}x{msg.height} image")
+    pixels = image_from_msg(msg)
+    if pixels.ndim == 2:
+        return np.repeat(pixels[:, :, None], 3, axis=2)
+    pixels = pixels[:, :, 2::-1] if msg.encoding.startswith("bgr") else pixels[:, :, :3]
+    return np.ascontiguousarray(pixels)
 
 
 # -- QoS -----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 
 from mnemo_common import ros
@@ -123,3 +124,92 @@ def test_failed_skill_keeps_fields_and_raises_its_status():
     # what a caller sees once guarded() has set the status
     back = ros.skill_result_from_response("pick", "m", ros.fill_error(pick, err.value))
     assert not back.success and back.code == Status.FAILED and back.interaction_id == "pick-1"
+
+
+def test_pose_stamped_roundtrip():
+    pose = Pose3D((1.0, 2.0, 1.2), (0.0, 0.0, math.sin(0.4), math.cos(0.4)))
+    msg = ros.pose_stamped_to_msg(pose, 86400.25, "odom")
+    assert msg.header.frame_id == "odom" and ros.pose_stamped_to_msg(pose, 0.0).header.frame_id == "map"
+    stamp, back = ros.pose_stamped_from_msg(msg)
+    assert stamp == pytest.approx(86400.25) and back == pose
+
+
+@pytest.mark.parametrize("encoding,dtype,shape", [
+    ("rgb8", np.uint8, (4, 5, 3)), ("bgra8", np.uint8, (4, 5, 4)), ("mono8", np.uint8, (4, 5)),
+    ("16UC1", np.uint16, (4, 5)), ("32FC1", np.float32, (4, 5)), ("32SC1", np.int32, (4, 5)),
+])
+def test_image_roundtrip(encoding, dtype, shape):
+    a = (np.random.default_rng(0).random(shape) * 1000).astype(dtype)
+    msg = ros.image_to_msg(a, encoding, 12.5, "cam")
+    assert (msg.width, msg.height, msg.step, msg.is_bigendian) == (5, 4, a.itemsize * a[0].size, 0)
+    assert msg.header.frame_id == "cam" and (msg.header.stamp.sec, msg.header.stamp.nanosec) == (12, 500_000_000)
+    back = ros.image_from_msg(msg)
+    assert back.dtype == dtype and back.shape == shape
+    np.testing.assert_array_equal(back, a)
+
+
+def test_image_keeps_nan_and_rejects_wrong_shapes():
+    depth = np.random.default_rng(1).random((6, 8), dtype=np.float32)
+    depth[0, 0] = np.nan
+    assert np.array_equal(ros.image_from_msg(ros.image_to_msg(depth, "32FC1")), depth, equal_nan=True)
+    with pytest.raises(ValueError):
+        ros.image_to_msg(depth, "rgb8")
+    with pytest.raises(ValueError):
+        ros.image_to_msg(np.zeros((2, 2, 4), np.uint8), "rgb8")
+    with pytest.raises(ValueError, match="unsupported"):
+        ros.image_to_msg(depth, "yuv422")
+
+
+def test_image_padded_rows_big_endian_and_short_data():
+    a = np.arange(12, dtype=np.uint16).reshape(3, 4)
+    msg = ros.image_to_msg(a, "16UC1")
+    rows = a.astype(">u2").tobytes()
+    msg.is_bigendian = 1
+    msg.step = 10  # 8 bytes of pixels + 2 of padding per row
+    msg.data = b"".join(rows[i * 8:(i + 1) * 8] + b"\0\0" for i in range(3))
+    back = ros.image_from_msg(msg)
+    np.testing.assert_array_equal(back, a)
+    assert back.dtype == np.dtype(np.uint16)  # native byte order
+    msg.data = msg.data[:-5]
+    with pytest.raises(ValueError, match="too short"):
+        ros.image_from_msg(msg)
+    msg.encoding = "yuv422"
+    with pytest.raises(ValueError, match="unsupported"):
+        ros.image_from_msg(msg)
+
+
+def padded_image(pixels: np.ndarray, encoding: str, pad: int = 3):
+    from sensor_msgs.msg import Image
+
+    h, w = pixels.shape[:2]
+    c = 1 if pixels.ndim == 2 else pixels.shape[2]
+    rows = np.zeros((h, w * c + pad), np.uint8)
+    rows[:, : w * c] = pixels.reshape(h, w * c)
+    return Image(height=h, width=w, encoding=encoding, step=w * c + pad, data=rows.tobytes())
+
+
+@pytest.mark.parametrize("encoding", ["rgb8", "bgr8", "rgba8", "bgra8", "mono8"])
+def test_rgb_from_colour_encodings(encoding):
+    rgb = np.random.default_rng(0).integers(0, 255, (4, 5, 3), dtype=np.uint8)
+    if encoding == "mono8":
+        src, want = rgb[:, :, 0], np.repeat(rgb[:, :, :1], 3, axis=2)
+    else:
+        src = rgb[:, :, ::-1] if encoding.startswith("bgr") else rgb
+        if encoding.endswith("a8"):
+            src = np.concatenate([src, np.full((4, 5, 1), 255, np.uint8)], axis=2)
+        want = rgb
+    got = ros.rgb_from_msg(padded_image(src, encoding))
+    assert got.dtype == np.uint8 and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(ros.rgb_from_msg(ros.image_to_msg(src, encoding)), want)
+
+
+def test_rgb_rejects_other_encodings_short_and_empty_images():
+    from sensor_msgs.msg import Image
+
+    with pytest.raises(ValueError):
+        ros.rgb_from_msg(Image(height=2, width=2, encoding="32FC1", step=8, data=bytes(16)))
+    with pytest.raises(ValueError):
+        ros.rgb_from_msg(Image(height=2, width=2, encoding="rgb8", step=6, data=bytes(5)))
+    with pytest.raises(ValueError):
+        ros.rgb_from_msg(Image(height=0, width=0, encoding="rgb8", step=0))

@@ -3,14 +3,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from mnemo_common.ros import pose2d_from_msg, pose2d_to_msg, time_from_msg, time_to_msg
 from mnemo_common.types import KeyframeMeta, Pose2D
 from mnemo_interfaces.msg import Keyframe
-
-_CHANNELS = {"rgb8": (3, (0, 1, 2)), "bgr8": (3, (2, 1, 0)), "rgba8": (4, (0, 1, 2)), "bgra8": (4, (2, 1, 0)),
-             "mono8": (1, (0, 0, 0))}
 
 
 def keyframe_to_msg(meta: KeyframeMeta) -> Keyframe:
@@ -27,19 +22,6 @@ def keyframe_from_msg(msg: Keyframe) -> KeyframeMeta:
                         parent_id=msg.parent_id, node_ids=list(msg.node_ids),
                         robot_pose=pose2d_from_msg(msg.robot_pose), tags=list(msg.tags), labels=list(msg.labels),
                         caption=msg.caption, score=msg.score)
-
-
-def rgb_from_image_msg(msg) -> np.ndarray:
-    """sensor_msgs/Image (rgb8, bgr8, rgba8, bgra8, mono8) -> HxWx3 uint8 RGB."""
-    if msg.encoding not in _CHANNELS:
-        raise ValueError(f"unsupported image encoding {msg.encoding!r}")
-    channels, order = _CHANNELS[msg.encoding]
-    raw = np.frombuffer(bytes(msg.data), dtype=np.uint8)
-    if msg.height == 0 or msg.width == 0 or raw.size < msg.height * msg.step:
-        raise ValueError(f"image data too short for {msg.width}x{msg.height} step {msg.step}")
-    rows = raw[: msg.height * msg.step].reshape(msg.height, msg.step)[:, : msg.width * channels]
-    pixels = rows.reshape(msg.height, msg.width, channels)
-    return np.ascontiguousarray(pixels[:, :, list(order)])
 
 
 def pose2d_from_pose_stamped(msg) -> Pose2D:

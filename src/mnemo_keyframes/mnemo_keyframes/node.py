@@ -20,14 +20,15 @@ from mnemo_common import names
 from mnemo_common.embedding import get_embedder
 from mnemo_common.llm import ChatClient, LlmConfig
 from mnemo_common.ros import (
-    declare_config, guarded, interaction_from_msg, observation_from_msg, run_node, sensor_qos, time_from_msg,
+    declare_config, guarded, interaction_from_msg, observation_from_msg, rgb_from_msg, run_node, sensor_qos,
+    time_from_msg,
 )
 from mnemo_common.types import KeyframeMeta, invalid
 from mnemo_interfaces.msg import GraphEvent, InteractionEvent, Keyframe, Observation
 from mnemo_interfaces.srv import QueryKeyframes, RetrieveKeyframes, TagKeyframes
 
 from mnemo_keyframes.conversions import (
-    keyframe_to_msg, pose2d_from_pose_stamped, rgb_from_image_msg,
+    keyframe_to_msg, pose2d_from_pose_stamped,
 )
 from mnemo_keyframes.filters import FilterConfig, KeyframeFilter
 from mnemo_keyframes.policy import KeyframeRecorder, RecorderConfig
@@ -143,7 +144,7 @@ class KeyframesNode(Node):
     # -- inputs ----------------------------------------------------------------------
     def on_image(self, msg: Image) -> None:
         try:
-            rgb = rgb_from_image_msg(msg)
+            rgb = rgb_from_msg(msg)
         except ValueError as exc:
             self.get_logger().warn(f"dropped image: {exc}", throttle_duration_sec=10.0)
             return

@@ -1,6 +1,6 @@
-"""Messages <-> perception core types, without cv_bridge: Image <-> numpy, CameraInfo <->
-Intrinsics, InstanceSegmentation <-> Segmentation, DetectionArray <-> FrameDetections,
-PoseStamped -> poses.
+"""Messages <-> perception core types, without cv_bridge: colour and depth images (over
+mnemo_common.ros image_from_msg/rgb_from_msg), CameraInfo <-> Intrinsics, InstanceSegmentation
+<-> Segmentation, DetectionArray <-> FrameDetections, PoseStamped -> robot pose.
 """
 from __future__ import annotations
 
@@ -11,65 +11,28 @@ from geometry_msgs.msg import PoseStamped
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common.ros import (
-    detection_from_msg, detection_to_msg, pose2d_from_msg, pose2d_to_msg, pose3d_from_msg, pose3d_to_msg,
-    time_from_msg, time_to_msg,
+    detection_from_msg, detection_to_msg, image_from_msg, image_to_msg, pose2d_from_msg, pose2d_to_msg,
+    pose3d_from_msg, pose3d_to_msg, pose_stamped_from_msg, rgb_from_msg, time_from_msg, time_to_msg,
 )
 from mnemo_common.types import Pose2D, Pose3D
 from mnemo_perception.frame import FrameDetections, Intrinsics, Segmentation
 
-# encoding -> (numpy dtype, channels)
-ENCODINGS = {
-    "rgb8": (np.uint8, 3), "bgr8": (np.uint8, 3), "rgba8": (np.uint8, 4), "bgra8": (np.uint8, 4),
-    "mono8": (np.uint8, 1), "8UC1": (np.uint8, 1), "8UC3": (np.uint8, 3),
-    "mono16": (np.uint16, 1), "16UC1": (np.uint16, 1), "32FC1": (np.float32, 1), "32SC1": (np.int32, 1),
-}
 COLOR_ENCODINGS = ("rgb8", "bgr8", "rgba8", "bgra8")
 DEPTH_ENCODINGS = ("32FC1", "16UC1")
-
-
-def image_to_numpy(msg: Image) -> np.ndarray:
-    """HxW (one channel) or HxWxC array of the image's encoding; honours step padding and byte order."""
-    if msg.encoding not in ENCODINGS:
-        raise ValueError(f"unsupported image encoding {msg.encoding!r}")
-    dtype, channels = ENCODINGS[msg.encoding]
-    dt = np.dtype(dtype).newbyteorder(">" if msg.is_bigendian else "<")
-    row_bytes = msg.width * channels * dt.itemsize
-    if msg.step < row_bytes or len(msg.data) < msg.step * msg.height:
-        raise ValueError(f"image data too short: {len(msg.data)} bytes for {msg.height} rows of step {msg.step} "
-                         f"({msg.width}x{channels} {msg.encoding})")
-    raw = np.frombuffer(msg.data, dtype=np.uint8, count=msg.step * msg.height).reshape(msg.height, msg.step)
-    array = raw[:, :row_bytes].copy().view(dt).astype(dt.newbyteorder("="), copy=False)
-    return array.reshape(msg.height, msg.width) if channels == 1 else array.reshape(msg.height, msg.width, channels)
-
-
-def numpy_to_image(array: np.ndarray, encoding: str, stamp: float = 0.0, frame_id: str = "") -> Image:
-    if encoding not in ENCODINGS:
-        raise ValueError(f"unsupported image encoding {encoding!r}")
-    dtype, channels = ENCODINGS[encoding]
-    array = np.ascontiguousarray(array, dtype=dtype)
-    if array.ndim != (2 if channels == 1 else 3) or (channels > 1 and array.shape[2] != channels):
-        raise ValueError(f"array of shape {array.shape} does not fit encoding {encoding}")
-    msg = Image(height=int(array.shape[0]), width=int(array.shape[1]), encoding=encoding, is_bigendian=0,
-                step=int(array.shape[1] * channels * array.itemsize))
-    msg.header.stamp = time_to_msg(stamp)
-    msg.header.frame_id = frame_id
-    msg.data = array.tobytes()
-    return msg
 
 
 def color_from_msg(msg: Image) -> np.ndarray:
     """HxWx3 uint8 RGB from rgb8/bgr8/rgba8/bgra8."""
     if msg.encoding not in COLOR_ENCODINGS:
         raise ValueError(f"colour image encoding must be one of {COLOR_ENCODINGS}, got {msg.encoding!r}")
-    array = image_to_numpy(msg)[..., :3]
-    return np.ascontiguousarray(array[..., ::-1]) if msg.encoding.startswith("bgr") else array
+    return rgb_from_msg(msg)
 
 
 def depth_from_msg(msg: Image) -> np.ndarray:
     """HxW float32 metres from 32FC1 (metres) or 16UC1 (millimetres); 0 stays 0 (invalid)."""
     if msg.encoding not in DEPTH_ENCODINGS:
         raise ValueError(f"depth image encoding must be one of {DEPTH_ENCODINGS}, got {msg.encoding!r}")
-    array = image_to_numpy(msg)
+    array = image_from_msg(msg)
     return array.astype(np.float32) / 1000.0 if msg.encoding == "16UC1" else array.astype(np.float32, copy=False)
 
 
@@ -93,7 +56,7 @@ def intrinsics_to_camera_info(intr: Intrinsics, stamp: float = 0.0, frame_id: st
 def segmentation_from_msg(msg) -> Segmentation:
     if msg.mask.encoding != "32SC1":
         raise ValueError(f"segmentation mask encoding must be 32SC1, got {msg.mask.encoding!r}")
-    seg = Segmentation(mask=image_to_numpy(msg.mask), values=[int(v) for v in msg.values],
+    seg = Segmentation(mask=image_from_msg(msg.mask), values=[int(v) for v in msg.values],
                        instance_ids=list(msg.instance_ids), labels=list(msg.labels), kinds=list(msg.kinds))
     seg.check()
     return seg
@@ -102,7 +65,7 @@ def segmentation_from_msg(msg) -> Segmentation:
 def segmentation_to_msg(seg: Segmentation, stamp: float = 0.0, frame_id: str = ""):
     from mnemo_interfaces.msg import InstanceSegmentation
 
-    msg = InstanceSegmentation(mask=numpy_to_image(seg.mask, "32SC1", stamp, frame_id), values=[int(v) for v in seg.values],
+    msg = InstanceSegmentation(mask=image_to_msg(seg.mask, "32SC1", stamp, frame_id), values=[int(v) for v in seg.values],
                                instance_ids=list(seg.instance_ids), labels=list(seg.labels), kinds=list(seg.kinds))
     msg.header.stamp = time_to_msg(stamp)
     msg.header.frame_id = frame_id
@@ -137,17 +100,6 @@ def camera_heading(pose: Pose3D) -> Pose2D:
 
     forward = quaternion_matrix(pose.orientation)[:, 2]
     return Pose2D(pose.position[0], pose.position[1], math.atan2(forward[1], forward[0]))
-
-
-def pose_stamped_from_msg(msg: PoseStamped) -> tuple[float, Pose3D]:
-    return time_from_msg(msg.header.stamp), pose3d_from_msg(msg.pose)
-
-
-def pose_stamped_to_msg(stamp: float, pose: Pose3D, frame_id: str = "map") -> PoseStamped:
-    msg = PoseStamped(pose=pose3d_to_msg(pose))
-    msg.header.stamp = time_to_msg(stamp)
-    msg.header.frame_id = frame_id
-    return msg
 
 
 def robot_pose_from_msg(msg: PoseStamped) -> tuple[float, Pose2D]:

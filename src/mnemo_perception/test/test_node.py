@@ -14,11 +14,10 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
 from mnemo_common.processes import unique_domain_id
+from mnemo_common.ros import image_to_msg, pose_stamped_to_msg
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation, ObjectNode
 from mnemo_interfaces.srv import Detect, QueryObjects
-from mnemo_perception.conversions import (
-    intrinsics_to_camera_info, numpy_to_image, pose_stamped_to_msg, segmentation_to_msg,
-)
+from mnemo_perception.conversions import intrinsics_to_camera_info, segmentation_to_msg
 from mnemo_perception.frame import Segmentation
 from mnemo_perception.node import PerceptionNode
 
@@ -77,12 +76,12 @@ class Harness:
         fid = "camera_color_optical_frame"
         if info:
             self.pubs["info"].publish(intrinsics_to_camera_info(frame.intrinsics, stamp, fid))
-        self.pubs["pose"].publish(pose_stamped_to_msg(stamp if pose_stamp is None else pose_stamp, frame.camera_pose))
+        self.pubs["pose"].publish(pose_stamped_to_msg(frame.camera_pose, stamp if pose_stamp is None else pose_stamp))
         time.sleep(0.05)  # pose and info first, as a simulator or driver would
         rgb = frame.rgb if color_encoding == "rgb8" else frame.rgb[..., ::-1]
         self.pubs["seg"].publish(segmentation_to_msg(seg or frame.segmentation, stamp, fid))
-        self.pubs["color"].publish(numpy_to_image(rgb, color_encoding, stamp, fid))
-        self.pubs["depth"].publish(numpy_to_image(frame.depth if depth is None else depth, depth_encoding, stamp, fid))
+        self.pubs["color"].publish(image_to_msg(rgb, color_encoding, stamp, fid))
+        self.pubs["depth"].publish(image_to_msg(frame.depth if depth is None else depth, depth_encoding, stamp, fid))
 
     def wait_frames(self, n: int, timeout: float = 10.0) -> DetectionArray:
         self.wait(lambda: len(self.received) >= n, timeout, f"{n} DetectionArray message(s)")
@@ -161,7 +160,7 @@ def test_bad_input_is_dropped_counted_and_node_keeps_running(harness, scene_fram
     harness.wait(lambda: drops["no_valid_depth"] == 2, 5.0, "zero depth drop")
     harness.publish(scene_frame, 65.0, pose_stamp=5.0)  # the newest pose is a minute older than the frame
     harness.wait(lambda: drops["stale_pose"] == 1, 5.0, "stale pose drop")
-    broken = pose_stamped_to_msg(0.0, scene_frame.camera_pose)
+    broken = pose_stamped_to_msg(scene_frame.camera_pose, 0.0)
     broken.header.stamp.sec = -5  # a negative stamp: counted as a bad message, not fatal
     harness.pubs["pose"].publish(broken)
     harness.wait(lambda: drops["bad_message"] == 1, 5.0, "bad pose message")
@@ -188,8 +187,8 @@ def test_bad_input_is_dropped_counted_and_node_keeps_running(harness, scene_fram
 def test_frames_without_any_pose_are_dropped(harness, scene_frame):
     harness.pubs["info"].publish(intrinsics_to_camera_info(scene_frame.intrinsics, 9.0))
     harness.wait(lambda: harness.node._intrinsics is not None, 5.0, "camera info")
-    harness.pubs["color"].publish(numpy_to_image(scene_frame.rgb, "rgb8", 9.0))
-    harness.pubs["depth"].publish(numpy_to_image(scene_frame.depth, "32FC1", 9.0))
+    harness.pubs["color"].publish(image_to_msg(scene_frame.rgb, "rgb8", 9.0))
+    harness.pubs["depth"].publish(image_to_msg(scene_frame.depth, "32FC1", 9.0))
     harness.pubs["seg"].publish(segmentation_to_msg(scene_frame.segmentation, 9.0))
     harness.wait(lambda: harness.node.drops.counts["no_pose"] == 1, 5.0, "a no_pose drop")
     assert harness.received == []

@@ -18,14 +18,14 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
 from mnemo_common.processes import NodeProcess, ros_env, unique_domain_id
-from mnemo_common.ros import sensor_qos, time_from_msg
+from mnemo_common.ros import image_from_msg, sensor_qos, time_from_msg
 from mnemo_common.types import Status
 from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent, Observation
 from mnemo_interfaces.srv import Close, Detect, Navigate, Open, Peek, Pick, Place, RunPatrol, ScoreTask, StartTask
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image
 
-from mnemo_sim.conversions import image_from_msg, segmentation_from_msg
+from mnemo_sim.conversions import segmentation_from_msg
 
 DEADLINE = 30.0
 

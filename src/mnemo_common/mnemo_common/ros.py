@@ -17,6 +17,7 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import Image
 
+from mnemo_common.geometry import pose2d_from_pose3d
 from mnemo_common.types import (
     Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillResult,
     SkillSignals, Status,
@@ -145,6 +146,12 @@ def pose_stamped_to_msg(pose: Pose3D, stamp: float, frame_id: str = "map") -> Po
 def pose_stamped_from_msg(msg: PoseStamped) -> tuple[float, Pose3D]:
     """(stamp in seconds, pose)."""
     return time_from_msg(msg.header.stamp), pose3d_from_msg(msg.pose)
+
+
+def robot_pose_from_msg(msg: PoseStamped) -> tuple[float, Pose2D]:
+    """(stamp in seconds, planar pose): a base pose in the map frame as the robot's Pose2D."""
+    stamp, pose = pose_stamped_from_msg(msg)
+    return stamp, pose2d_from_pose3d(pose)
 
 
 def point_to_msg(p: tuple[float, float, float]) -> Point:

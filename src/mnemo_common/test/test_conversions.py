@@ -213,3 +213,9 @@ def test_rgb_rejects_other_encodings_short_and_empty_images():
         ros.rgb_from_msg(Image(height=2, width=2, encoding="rgb8", step=6, data=bytes(5)))
     with pytest.raises(ValueError):
         ros.rgb_from_msg(Image(height=0, width=0, encoding="rgb8", step=0))
+
+
+def test_robot_pose_from_pose_stamped():
+    msg = ros.pose_stamped_to_msg(Pose3D((1.0, -2.0, 0.0), (0.0, 0.0, math.sin(0.4), math.cos(0.4))), 3.5)
+    stamp, p = ros.robot_pose_from_msg(msg)
+    assert stamp == 3.5 and (p.x, p.y) == (1.0, -2.0) and p.yaw == pytest.approx(0.8)

@@ -1,10 +1,8 @@
 """Messages <-> core types for the keyframe node."""
 from __future__ import annotations
 
-import math
-
 from mnemo_common.ros import pose2d_from_msg, pose2d_to_msg, time_from_msg, time_to_msg
-from mnemo_common.types import KeyframeMeta, Pose2D
+from mnemo_common.types import KeyframeMeta
 from mnemo_interfaces.msg import Keyframe
 
 
@@ -22,9 +20,3 @@ def keyframe_from_msg(msg: Keyframe) -> KeyframeMeta:
                         parent_id=msg.parent_id, node_ids=list(msg.node_ids),
                         robot_pose=pose2d_from_msg(msg.robot_pose), tags=list(msg.tags), labels=list(msg.labels),
                         caption=msg.caption, score=msg.score)
-
-
-def pose2d_from_pose_stamped(msg) -> Pose2D:
-    q = msg.pose.orientation
-    yaw = math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
-    return Pose2D(msg.pose.position.x, msg.pose.position.y, yaw)

@@ -20,16 +20,14 @@ from mnemo_common import names
 from mnemo_common.embedding import get_embedder
 from mnemo_common.llm import ChatClient, LlmConfig
 from mnemo_common.ros import (
-    declare_config, guarded, interaction_from_msg, observation_from_msg, rgb_from_msg, run_node, sensor_qos,
-    time_from_msg,
+    declare_config, guarded, interaction_from_msg, observation_from_msg, rgb_from_msg, robot_pose_from_msg, run_node,
+    sensor_qos, time_from_msg,
 )
 from mnemo_common.types import KeyframeMeta, invalid
 from mnemo_interfaces.msg import GraphEvent, InteractionEvent, Keyframe, Observation
 from mnemo_interfaces.srv import QueryKeyframes, RetrieveKeyframes, TagKeyframes
 
-from mnemo_keyframes.conversions import (
-    keyframe_to_msg, pose2d_from_pose_stamped,
-)
+from mnemo_keyframes.conversions import keyframe_to_msg
 from mnemo_keyframes.filters import FilterConfig, KeyframeFilter
 from mnemo_keyframes.policy import KeyframeRecorder, RecorderConfig
 from mnemo_keyframes.retrieve import KeyframeRetriever, RetrievalConfig
@@ -153,7 +151,7 @@ class KeyframesNode(Node):
             self._publish([saved])
 
     def on_pose(self, msg: PoseStamped) -> None:
-        self.ring.set_pose(pose2d_from_pose_stamped(msg))
+        self.ring.set_pose(robot_pose_from_msg(msg)[1])
 
     def on_observation(self, msg: Observation) -> None:
         self.recorder.on_observation(observation_from_msg(msg))

@@ -1,18 +1,17 @@
 """Messages <-> perception core types, without cv_bridge: colour and depth images (over
 mnemo_common.ros image_from_msg/rgb_from_msg), CameraInfo <-> Intrinsics, InstanceSegmentation
-<-> Segmentation, DetectionArray <-> FrameDetections, PoseStamped -> robot pose.
+<-> Segmentation, DetectionArray <-> FrameDetections, camera pose -> heading.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from geometry_msgs.msg import PoseStamped
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common.ros import (
     detection_from_msg, detection_to_msg, image_from_msg, image_to_msg, pose2d_from_msg, pose2d_to_msg,
-    pose3d_from_msg, pose3d_to_msg, pose_stamped_from_msg, rgb_from_msg, time_from_msg, time_to_msg,
+    pose3d_from_msg, pose3d_to_msg, rgb_from_msg, time_from_msg, time_to_msg,
 )
 from mnemo_common.types import Pose2D, Pose3D
 from mnemo_perception.frame import FrameDetections, Intrinsics, Segmentation
@@ -88,20 +87,9 @@ def frame_detections_from_msg(msg) -> FrameDetections:
                            detections=[detection_from_msg(d) for d in msg.detections], image_ref=msg.image_ref)
 
 
-def yaw_of(orientation: tuple[float, float, float, float]) -> float:
-    """Heading (rotation about map z) of a base-frame quaternion (x, y, z, w)."""
-    x, y, z, w = orientation
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-
-
 def camera_heading(pose: Pose3D) -> Pose2D:
     """Robot pose stand-in from a camera pose: its position and the heading of its optical axis."""
     from mnemo_perception.deproject import quaternion_matrix
 
     forward = quaternion_matrix(pose.orientation)[:, 2]
     return Pose2D(pose.position[0], pose.position[1], math.atan2(forward[1], forward[0]))
-
-
-def robot_pose_from_msg(msg: PoseStamped) -> tuple[float, Pose2D]:
-    stamp, pose = pose_stamped_from_msg(msg)
-    return stamp, Pose2D(pose.position[0], pose.position[1], yaw_of(pose.orientation))

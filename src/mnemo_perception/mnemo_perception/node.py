@@ -28,8 +28,8 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg, run_node, sensor_qos,
-    time_from_msg,
+    declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg, robot_pose_from_msg, run_node,
+    sensor_qos, time_from_msg,
 )
 from mnemo_common.types import MnemoError, Pose3D, Status
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation
@@ -37,7 +37,7 @@ from mnemo_interfaces.srv import Detect, QueryObjects
 from mnemo_perception.backends import BackendConfig, make_detector, needs_segmentation
 from mnemo_perception.conversions import (
     camera_heading, color_from_msg, depth_from_msg, frame_detections_to_msg, intrinsics_from_camera_info,
-    robot_pose_from_msg, segmentation_from_msg,
+    segmentation_from_msg,
 )
 from mnemo_perception.deproject import DeprojectionConfig
 from mnemo_perception.frame import Frame, FrameDetections, Intrinsics

@@ -2,12 +2,11 @@
 import numpy as np
 import pytest
 
-from mnemo_common.ros import image_to_msg, pose_stamped_from_msg, pose_stamped_to_msg
+from mnemo_common.ros import image_to_msg, pose_stamped_from_msg, pose_stamped_to_msg, robot_pose_from_msg
 from mnemo_common.types import Detection, Pose2D, Pose3D
 from mnemo_perception.conversions import (
     camera_heading, color_from_msg, depth_from_msg, frame_detections_from_msg, frame_detections_to_msg,
-    intrinsics_from_camera_info, intrinsics_to_camera_info, robot_pose_from_msg, segmentation_from_msg,
-    segmentation_to_msg,
+    intrinsics_from_camera_info, intrinsics_to_camera_info, segmentation_from_msg, segmentation_to_msg,
 )
 from mnemo_perception.frame import FrameDetections, Intrinsics, Segmentation
 from mnemo_perception.synthetic import look_at

@@ -1,17 +1,14 @@
-"""Messages <-> simulator core types: camera info, segmentation, planar poses and clock (images and
-stamped poses: mnemo_common.ros).
+"""Messages <-> simulator core types: camera info, segmentation and clock (images and poses:
+mnemo_common.ros).
 Every ``*_to_msg`` has a ``*_from_msg`` partner (round-trip tested) where the other side needs one.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo
 
 from mnemo_common.ros import image_from_msg, image_to_msg, time_to_msg
-from mnemo_common.types import Pose2D, Pose3D
 from mnemo_interfaces.msg import InstanceSegmentation
 
 from mnemo_sim.camera import CameraIntrinsics
@@ -59,16 +56,6 @@ def segmentation_from_msg(msg: InstanceSegmentation) -> tuple[np.ndarray, dict[i
             dict(zip(values, msg.kinds)))
 
 
-# -- planar poses and clock ---------------------------------------------------------
-def robot_pose3d(pose: Pose2D) -> Pose3D:
-    """A planar base pose as a 3D pose (z = 0, rotation about z)."""
-    return Pose3D((pose.x, pose.y, 0.0), (0.0, 0.0, math.sin(pose.yaw / 2), math.cos(pose.yaw / 2)))
-
-
-def pose2d_from_pose3d(pose: Pose3D) -> Pose2D:
-    x, y, z, w = pose.orientation
-    return Pose2D(pose.position[0], pose.position[1], math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
-
-
+# -- clock ---------------------------------------------------------------------------
 def clock_to_msg(t: float) -> Clock:
     return Clock(clock=time_to_msg(t))

@@ -27,6 +27,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
+from mnemo_common.geometry import pose3d_from_pose2d
 from mnemo_common.ros import (
     declare_config, fill_skill_response, guarded, image_to_msg, interaction_to_msg, observation_to_msg, pose2d_from_msg,
     pose_stamped_to_msg, raise_for_failure, run_node, sensor_qos, time_to_msg,
@@ -39,7 +40,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_sim import scenarios_dir
-from mnemo_sim.conversions import camera_info_to_msg, clock_to_msg, robot_pose3d, segmentation_to_msg
+from mnemo_sim.conversions import camera_info_to_msg, clock_to_msg, segmentation_to_msg
 from mnemo_sim.patrol import camera_pose
 from mnemo_sim.scenario import clock, load_scenario
 from mnemo_sim.skills import SkillConfig
@@ -173,7 +174,7 @@ class SimNode(Node):
     def _publish_state(self, stamp: float) -> None:
         pose = self.world.robot_pose
         self.pub_clock.publish(clock_to_msg(stamp))
-        self.pub_robot.publish(pose_stamped_to_msg(robot_pose3d(pose), stamp, self.config.frame_id))
+        self.pub_robot.publish(pose_stamped_to_msg(pose3d_from_pose2d(pose), stamp, self.config.frame_id))
         self.pub_camera.publish(pose_stamped_to_msg(camera_pose(pose, self.camera), stamp, self.config.frame_id))
 
     def _heartbeat(self) -> None:

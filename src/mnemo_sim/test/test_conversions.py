@@ -1,12 +1,10 @@
-"""Round trips of the simulator's messages: camera info, segmentation, planar poses, clock."""
+"""Round trips of the simulator's messages: camera info, segmentation, clock."""
 import numpy as np
 import pytest
 
-from mnemo_common.types import Pose2D
 from mnemo_sim.camera import CameraIntrinsics
 from mnemo_sim.conversions import (
-    camera_info_from_msg, camera_info_to_msg, clock_to_msg, pose2d_from_pose3d, robot_pose3d, segmentation_from_msg,
-    segmentation_to_msg,
+    camera_info_from_msg, camera_info_to_msg, clock_to_msg, segmentation_from_msg, segmentation_to_msg,
 )
 
 
@@ -31,7 +29,5 @@ def test_segmentation_round_trip_lists_only_present_instances():
         segmentation_from_msg(msg)
 
 
-def test_poses_and_clock():
-    p2 = Pose2D(3.0, -1.0, 2.5)
-    assert pose2d_from_pose3d(robot_pose3d(p2)) == pytest.approx(p2)
+def test_clock():
     assert clock_to_msg(90061.5).clock.sec == 90061

@@ -13,12 +13,12 @@ import time
 from typing import Any, Callable, Optional
 
 from mnemo_common import names
-from mnemo_common.ros import detection_from_msg, interaction_to_msg, pose2d_from_msg
+from mnemo_common.geometry import quaternion_from_yaw, yaw_from_quaternion
+from mnemo_common.ros import detection_from_msg, interaction_to_msg, pose2d_from_msg, robot_pose_from_msg
 from mnemo_common.types import InteractionEvent, Pose2D, Status
 
 from mnemo_skills.conversions import (
-    graph_node_from_msg, gripper_outcome, motion_outcome, nav2_outcome,
-    quaternion_to_yaw, status_outcome, trajectory_outcome, yaw_to_quaternion,
+    graph_node_from_msg, gripper_outcome, motion_outcome, nav2_outcome, status_outcome, trajectory_outcome,
 )
 from mnemo_skills.ports import CancelToken, GraphNode, JointReading, Outcome, RobotPorts, TrajectoryPoint
 
@@ -116,8 +116,7 @@ class PoseSource:
         node.create_subscription(PoseStamped, topic, self._on_pose, 10)
 
     def _on_pose(self, msg) -> None:
-        q = msg.pose.orientation
-        self._last = Pose2D(msg.pose.position.x, msg.pose.position.y, quaternion_to_yaw(q.x, q.y, q.z, q.w))
+        self._last = robot_pose_from_msg(msg)[1]
 
     def current(self) -> Optional[Pose2D]:
         if self.tf is not None:
@@ -126,7 +125,7 @@ class PoseSource:
 
                 t = self.tf.lookup_transform(self.map_frame, self.base_frame, Time()).transform
                 return Pose2D(t.translation.x, t.translation.y,
-                              quaternion_to_yaw(t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w))
+                              yaw_from_quaternion((t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w)))
             except Exception:  # noqa: BLE001 - TF not ready yet: fall back to the topic
                 pass
         return self._last
@@ -147,7 +146,7 @@ class Nav2Navigator:
         msg.pose.header.stamp = self.node.get_clock().now().to_msg()
         msg.pose.pose.position.x, msg.pose.pose.position.y = float(goal.x), float(goal.y)
         o = msg.pose.pose.orientation
-        o.x, o.y, o.z, o.w = yaw_to_quaternion(goal.yaw)
+        o.x, o.y, o.z, o.w = quaternion_from_yaw(goal.yaw)
         return self.call.run(msg, timeout, cancel, lambda status, r: nav2_outcome(
             status, int(getattr(r, "error_code", 0)), str(getattr(r, "error_msg", ""))))
 

@@ -5,8 +5,6 @@ The result mappings take plain values (goal status, error code, message), so the
 without nav2 or control_msgs installed."""
 from __future__ import annotations
 
-import math
-
 from mnemo_common.ros import point_from_msg
 from mnemo_common.types import Status
 
@@ -62,14 +60,6 @@ def status_outcome(error_code: int, error_msg: str, what: str) -> Outcome:
     except ValueError:
         code = Status.INTERNAL
     return Outcome() if code == Status.OK else Outcome(code, f"{what}: {error_msg}")
-
-
-def yaw_to_quaternion(yaw: float) -> tuple[float, float, float, float]:
-    return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))
-
-
-def quaternion_to_yaw(x: float, y: float, z: float, w: float) -> float:
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
 def graph_node_from_msg(m) -> GraphNode:

@@ -1,16 +1,11 @@
 """Result mappings of nav2 / controller / motion / gripper actions and the scene-graph node message."""
 from __future__ import annotations
 
-import math
-
-import pytest
-
 from mnemo_common.types import Status
 
 from mnemo_skills.conversions import (
-    GOAL_ABORTED, GOAL_CANCELED, GOAL_SUCCEEDED, graph_node_from_msg, gripper_outcome,
-    motion_outcome, nav2_outcome, quaternion_to_yaw, status_outcome, trajectory_outcome,
-    yaw_to_quaternion,
+    GOAL_ABORTED, GOAL_CANCELED, GOAL_SUCCEEDED, graph_node_from_msg, gripper_outcome, motion_outcome, nav2_outcome,
+    status_outcome, trajectory_outcome,
 )
 
 
@@ -33,11 +28,6 @@ def test_controller_motion_and_gripper_results():
     assert gripper_outcome(GOAL_ABORTED, False, True).code == Status.FAILED
     assert status_outcome(2, "no such node", "graph").code == Status.NOT_FOUND
     assert status_outcome(999, "?", "graph").code == Status.INTERNAL
-
-
-@pytest.mark.parametrize("yaw", [0.0, 0.7, -2.5, math.pi - 1e-6])
-def test_yaw_quaternion_round_trip(yaw):
-    assert quaternion_to_yaw(*yaw_to_quaternion(yaw)) == pytest.approx(yaw)
 
 
 def test_graph_node_message():

@@ -115,7 +115,20 @@ class BenchStack(InProcessStack):
         self._retries = 0
         self.runner.robot.listeners.append(self._on_interaction)
         if perceiver is not None:
+            from mnemo_bench.realistic import declare_map_fixtures
+
+            declare_map_fixtures(self.graph, self.scenario)
             self.toolbox._observe = lambda: perceiver.perceive(self.runner.world, self.runner.robot.observe())
+
+    def ingest(self, obs: Any) -> None:
+        from mnemo_bench.realistic import Perceived, integrate
+
+        if not isinstance(obs, Perceived):
+            return super().ingest(obs)
+        seen = integrate(self.graph, obs)
+        if self.memory is not None:
+            self.memory.add_observation(seen)
+        self.observations += 1
 
     def _on_interaction(self, event: Any) -> None:
         if event.action != "open":
@@ -203,6 +216,12 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
     rows: list[TaskRow] = []
     qa_rows: list[Any] = []
     t0 = time.perf_counter()
+    if perception == "realistic":
+        # The embedding model must load before the renderer's EGL context exists: importing
+        # torch's compiler stack (triton) after it segfaults.
+        from mnemo_common.embedding import get_embedder
+
+        get_embedder().embed(["warm up"])
     for sc, tasks in plan:
         perceiver = None
         if perception == "realistic":
@@ -252,9 +271,18 @@ def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, b
     runner = TaskRunner(scenario, seed)
     captioner = OfflineCaptioner()
     captions = set()
+    graph = None
+    if perceiver is not None:  # captions name what a scene graph made of the detections
+        from mnemo_scene_graph.graph import SceneGraph
+
+        from mnemo_bench.realistic import declare_map_fixtures, integrate
+
+        graph = SceneGraph()
+        declare_map_fixtures(graph, scenario)
     for obs in runner.run_patrols(float("inf")):
         if perceiver is not None:
-            obs = perceiver.perceive(runner.world, obs, patrol=True)
+            perceived = perceiver.perceive(runner.world, obs, patrol=True)
+            obs = integrate(graph, perceived) if perceived is not None else None
         if obs is not None:
             captions.add(captioner.caption(obs))
     texts = sorted(captions)

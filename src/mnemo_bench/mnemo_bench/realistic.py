@@ -1,0 +1,107 @@
+"""Realistic perception for the benchmark: each observation's camera view is rendered with MuJoCo
+(``mnemo_sim.render``), the perception ground-truth backend reads the instance segmentation, and
+deprojection places every instance in the map (centroid and box from depth, colour from pixels).
+So positions carry depth noise, occluded or tiny objects go unseen, and colours are measured,
+not given; the scene graph integrates the detections geometrically (supports from fixture boxes),
+and memory records are captioned from what the graph made of them.
+
+The ground-truth backend keeps the simulator's instance ids, as the perception node does with
+this backend. Fixtures come from the map (id, class, footprint, height), as on a robot with a
+mapped home. Patrol frames are cached per scenario (the world is the same for every method), so
+rendering is paid once.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+from mnemo_common.types import Detection, Observation, Sighting
+
+
+@dataclass
+class Perceived:
+    """One frame's detections with the observation it replaces (pose, stamp, room)."""
+
+    obs: Observation
+    detections: list[Detection]
+
+
+class RealisticPerceiver:
+    def __init__(self, scenario: Any, every: int = 1):
+        self.scenario = scenario
+        self.every = max(1, int(every))  # perceive every Nth patrol frame (the others are skipped)
+        self._renderer: Any = None
+        self._cache: dict[float, Perceived] = {}
+        self._count = 0
+        self.frames_rendered = 0
+
+    def _render(self, world: Any, obs: Observation) -> list[Detection]:
+        from mnemo_perception.backends import GroundTruthDetector
+        from mnemo_perception.deproject import deproject_instances
+        from mnemo_perception.frame import Intrinsics, Segmentation
+        from mnemo_sim.patrol import DEFAULT_CAMERA
+        from mnemo_sim.render import Renderer
+
+        if self._renderer is None:
+            cam = DEFAULT_CAMERA
+            self._renderer = Renderer(self.scenario, cam.width, cam.height_px, math.degrees(cam.vfov))
+        self._renderer.sync(world)
+        f = self._renderer.render(obs.camera_pose, stamp=obs.stamp)
+        self.frames_rendered += 1
+        values = sorted(f.seg_ids)
+        seg = Segmentation(f.seg, values, [f.seg_ids[v] for v in values], [f.labels[v] for v in values],
+                           [f.kinds[v] for v in values])
+        k = f.intrinsics
+        instances = GroundTruthDetector().detect(f.rgb, f.depth, {"segmentation": seg})
+        dets = deproject_instances(f.rgb, f.depth, Intrinsics(k.fx, k.fy, k.cx, k.cy, k.width, k.height),
+                                   obs.camera_pose, instances)
+        out = []
+        for d in dets:
+            fixture = d.kind == "fixture"
+            out.append(replace(d, mask=None, instance_id="" if fixture else d.instance_id,
+                               node_id=d.instance_id if fixture else ""))
+        return out
+
+    def perceive(self, world: Any, obs: Observation, patrol: bool = False) -> Optional[Perceived]:
+        """The perceived version of an oracle observation (its sightings are dropped)."""
+        if patrol:
+            self._count += 1
+            if (self._count - 1) % self.every:
+                return None
+            cached = self._cache.get(obs.stamp)
+            if cached is None:
+                cached = self._cache[obs.stamp] = Perceived(replace(obs, sightings=[], caption=""),
+                                                            self._render(world, obs))
+            return copy.deepcopy(cached)
+        return Perceived(replace(obs, sightings=[], caption=""), self._render(world, obs))
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+
+def declare_map_fixtures(graph: Any, scenario: Any, stamp: float = 0.0) -> None:
+    """The mapped furniture in the scene graph (ids, classes, footprint boxes), as a robot's map has it."""
+    for fx in scenario.fixtures:
+        xs, ys = zip(*fx.footprint())
+        graph.add_fixture(fx.id, fx.label, (fx.pose[0], fx.pose[1], fx.size[2] / 2),
+                          (min(xs), min(ys), 0.0), (max(xs), max(ys), fx.size[2]), fx.room, stamp)
+
+
+def integrate(graph: Any, perceived: Perceived) -> Observation:
+    """Detections into the scene graph; returns the observation for memory, its sightings named
+    and supported as the graph resolved them."""
+    obs = perceived.obs
+    graph.integrate_detections(perceived.detections, obs.stamp, camera_pose=obs.camera_pose, room=obs.room)
+    sightings = []
+    for d in perceived.detections:
+        node = graph.get(d.node_id) if d.node_id and d.node_id in graph else None
+        sightings.append(Sighting(label=d.label, position=tuple(d.centroid), attributes=dict(d.attributes),
+                                  kind=d.kind, object_id=d.instance_id or d.node_id,
+                                  support=node.parent if node is not None and d.kind != "fixture" else "",
+                                  relation=node.relation if node is not None and d.kind != "fixture" else "",
+                                  score=float(d.score)))
+    return replace(obs, sightings=sightings)

@@ -106,6 +106,10 @@ class ClientStore(QdrantStoreBase):
     def flush(self) -> None:
         """Writes are acknowledged by the server (wait=True); nothing to flush client-side."""
 
+    def optimize_due(self) -> bool:
+        """The server optimizes in the background."""
+        return False
+
     def optimize(self) -> bool:
         """The server optimizes in the background."""
         return False

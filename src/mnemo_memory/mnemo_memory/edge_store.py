@@ -10,12 +10,21 @@ Durability: every ``update`` is appended to the shard's write-ahead log before i
 acknowledged record survives the process being killed (the crash test checks this with SIGKILL);
 the log is replayed on the next open. ``flush`` writes segments and lets the log be trimmed, so
 the store flushes itself every ``flush_every`` records to keep reopening fast.
+
+Indexing (``EdgeTuning``): new records land in an appendable segment searched by brute force.
+qdrant-edge runs no background optimizer: ``optimize()`` (blocking, and it holds the GIL, so
+every thread of the process waits) turns segments larger than the indexing threshold into HNSW
+segments with int8 scalar quantization kept in RAM; searches walk the graph on the int8 vectors
+and rescore the best candidates with the float vectors. ``optimize_due()`` says when enough
+unindexed records have accumulated (about one segment, ~13k 384-d records); MemoryService calls
+it after each write, so an index is built one bounded segment at a time as the store fills.
 """
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
@@ -57,8 +66,48 @@ def edge_filter(c: Conditions) -> Optional[qe.Filter]:
     return qe.Filter(must=must)
 
 
+@dataclass(frozen=True)
+class EdgeTuning:
+    """Index and search settings of a new embedded store (measured in bench/bench_memory.py).
+
+    Sizes are in KiB of float vectors, as qdrant's optimizer counts them (a 384-d vector is 1.5 KiB).
+    """
+
+    hnsw_m: int = 16                     # graph degree
+    hnsw_ef_construct: int = 64          # build beam: 64 keeps recall@10 ~0.97 at a third of the build time of 100
+    hnsw_ef: int = 128                   # search beam (raised to the limit for larger k)
+    full_scan_threshold_kb: int = 4_000  # a filter matching fewer vectors than this is scored exactly
+    quantization: bool = True            # int8 scalar quantization in RAM, float rescoring
+    oversampling: float = 2.0            # candidates rescored = oversampling * limit
+    indexing_threshold_kb: int = 20_000  # segments above this get an HNSW index (~13k 384-d vectors)
+    max_segment_size_kb: int = 60_000    # merges stop here, so no optimize pass rebuilds more than this
+    segments: int = 8                    # target segment count before small segments are merged
+
+    def config(self, dim: int) -> "qe.EdgeConfig":
+        quant = qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=0.99, always_ram=True) if self.quantization else None
+        return qe.EdgeConfig(
+            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot),
+            payload_memory=qe.Memory.Cached,
+            hnsw_config=qe.HnswIndexConfig(m=self.hnsw_m, ef_construct=self.hnsw_ef_construct,
+                                           full_scan_threshold=self.full_scan_threshold_kb),
+            quantization_config=quant,
+            optimizers=qe.EdgeOptimizersConfig(default_segment_number=self.segments,
+                                               max_segment_size=self.max_segment_size_kb,
+                                               indexing_threshold=self.indexing_threshold_kb))
+
+    def search_params(self, limit: int) -> "qe.SearchParams":
+        quant = qe.QuantizationSearchParams(rescore=True, oversampling=self.oversampling) if self.quantization else None
+        return qe.SearchParams(hnsw_ef=max(self.hnsw_ef, limit), quantization=quant)
+
+    def index_points(self, dim: int) -> int:
+        """Unindexed records that make an optimize pass worth it: about one segment's worth."""
+        return max(1, self.indexing_threshold_kb * 1024 // (4 * dim))
+
+
 class EdgeStore(QdrantStoreBase):
-    def __init__(self, root: str | Path, model_name: str, dim: int, flush_every: int = 20_000):
+    def __init__(self, root: str | Path, model_name: str, dim: int, flush_every: int = 20_000,
+                 tuning: EdgeTuning = EdgeTuning()):
+        self.tuning = tuning
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._lock_file = open(self.root / "lock", "a+")
@@ -96,13 +145,12 @@ class EdgeStore(QdrantStoreBase):
             import shutil
 
             shutil.rmtree(shard_path)
-        config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot),
-                               payload_memory=qe.Memory.Cached,
-                               hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000))
-        self._shard = qe.EdgeShard.create(str(shard_path), config)
-        kinds = {"float": qe.PayloadSchemaType.Float, "keyword": qe.PayloadSchemaType.Keyword}
+        self._shard = qe.EdgeShard.create(str(shard_path), self.tuning.config(dim))
         for name, kind in INDEXED_FIELDS.items():
-            self._shard.update(qe.UpdateOperation.create_field_index(name, kinds[kind]))
+            # stamp is the field most queries filter or order by: the principal one
+            schema = (qe.FloatIndexParams(is_principal=name == "stamp") if kind == "float"
+                      else qe.PayloadSchemaType.Keyword)
+            self._shard.update(qe.UpdateOperation.create_field_index(name, schema))
         self._shard.flush()
         tmp = meta_path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}))
@@ -123,7 +171,8 @@ class EdgeStore(QdrantStoreBase):
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         hits = self._shard.query(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector.tolist()),
-                                                 filter=edge_filter(cond), with_payload=True))
+                                                 filter=edge_filter(cond), with_payload=True,
+                                                 params=self.tuning.search_params(limit)))
         return [(h.payload, h.score) for h in hits]
 
     def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
@@ -147,9 +196,20 @@ class EdgeStore(QdrantStoreBase):
         self._shard.flush()
         self._since_flush = 0
 
+    def unindexed(self) -> int:
+        """Records not yet in an HNSW segment (searched by brute force)."""
+        info = self._shard.info()
+        return max(0, info.points_count - info.indexed_vectors_count)
+
+    def optimize_due(self) -> bool:
+        return self.unindexed() >= self.tuning.index_points(self.dim)
+
     def optimize(self) -> bool:
-        """Merge segments and build the HNSW index (blocking; slow for large stores)."""
-        return bool(self._shard.optimize())
+        """Build HNSW segments for the filled appendable segments and merge small ones (blocking,
+        GIL held: seconds per ~13k records), then flush. True when anything changed."""
+        changed = bool(self._shard.optimize())
+        self.flush()
+        return changed
 
     def close(self) -> None:
         if getattr(self, "_shard", None) is not None:

@@ -1,8 +1,13 @@
 """How a MemoryRecord is laid out in Qdrant: point id and payload (no engine imports here).
 
-Payload keys (indexed ones marked *):
-  id, stamp*, x*, y*, yaw, camera [px, py, pz, qx, qy, qz, qw], room*, caption, labels*,
-  sightings (JSON text), raw_ref
+Payload keys (schema 2): the indexed fields as top-level values, everything else in one compact
+JSON text ``d`` (the engines convert each payload value separately, and lists cost most: one text
+instead of a dozen values and two lists made ingest about twice as fast)::
+
+  stamp*, x*, y*, room* (omitted when empty), labels* (omitted when empty),
+  d = {"id", "yaw", "cam": [px, py, pz, qx, qy, qz, qw], "caption", "sightings": [...], "raw_ref"}
+
+Schema 1 payloads (every key top-level, sightings as JSON text) are still read.
 """
 from __future__ import annotations
 
@@ -41,19 +46,17 @@ def _sighting_dict(s: Sighting) -> dict[str, Any]:
 
 
 def record_to_payload(r: MemoryRecord) -> dict[str, Any]:
-    return {
-        "id": r.id,
-        "stamp": float(r.stamp),
-        "x": float(r.robot_pose.x),
-        "y": float(r.robot_pose.y),
-        "yaw": float(r.robot_pose.yaw),
-        "camera": [float(v) for v in (*r.camera_pose.position, *r.camera_pose.orientation)],
-        "room": r.room,
-        "caption": r.caption,
-        "labels": sorted(set(r.labels)),
-        "sightings": json.dumps([_sighting_dict(s) for s in r.sightings], separators=(",", ":")),
-        "raw_ref": r.raw_ref,
-    }
+    rp, cp = r.robot_pose, r.camera_pose
+    payload: dict[str, Any] = {"stamp": float(r.stamp), "x": float(rp.x), "y": float(rp.y)}
+    if r.room:
+        payload["room"] = r.room
+    if r.labels:
+        payload["labels"] = sorted(set(r.labels))
+    payload["d"] = json.dumps({
+        "id": r.id, "yaw": float(rp.yaw), "cam": [float(v) for v in (*cp.position, *cp.orientation)],
+        "caption": r.caption, "sightings": [_sighting_dict(s) for s in r.sightings], "raw_ref": r.raw_ref,
+    }, separators=(",", ":"))
+    return payload
 
 
 def _sighting(d: dict) -> Sighting:
@@ -63,17 +66,23 @@ def _sighting(d: dict) -> Sighting:
 
 
 def record_from_payload(p: dict[str, Any], vector: Optional[Any] = None, score: float = 0.0) -> MemoryRecord:
-    cam = p.get("camera") or [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    if "d" in p:
+        d = json.loads(p["d"])
+        sightings = d.get("sightings", [])
+    else:  # schema 1
+        d = dict(p, cam=p.get("camera"))
+        sightings = json.loads(p.get("sightings") or "[]")
+    cam = d.get("cam") or [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
     return MemoryRecord(
-        id=p["id"],
+        id=d["id"],
         stamp=float(p["stamp"]),
-        robot_pose=Pose2D(float(p["x"]), float(p["y"]), float(p.get("yaw", 0.0))),
+        robot_pose=Pose2D(float(p["x"]), float(p["y"]), float(d.get("yaw", 0.0))),
         camera_pose=Pose3D(tuple(cam[:3]), tuple(cam[3:7])),
-        caption=p.get("caption", ""),
+        caption=d.get("caption", ""),
         room=p.get("room", ""),
         labels=list(p.get("labels", [])),
-        sightings=[_sighting(s) for s in json.loads(p.get("sightings") or "[]")],
-        raw_ref=p.get("raw_ref", ""),
+        sightings=[_sighting(s) for s in sightings],
+        raw_ref=d.get("raw_ref", ""),
         embedding=None if vector is None else np.asarray(vector, dtype=np.float32),
         score=float(score),
     )

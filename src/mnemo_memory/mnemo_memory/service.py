@@ -4,6 +4,12 @@ It embeds query text, validates every input (raising ``MnemoError`` with INVALID
 NOT_FOUND and a message) and calls the store. Methods may be called from several threads:
 embedding runs in parallel, store calls are serialised by one lock (qdrant-client's local mode
 is not thread-safe, and a store call takes milliseconds).
+
+Index maintenance: with ``auto_optimize`` (default) every ``add`` that leaves about a segment of
+unindexed records behind (``store.optimize_due()``) builds that segment's HNSW index before it
+returns, so the store indexes itself as it fills, one bounded segment at a time (seconds; the
+caller of ``add`` is the writer, e.g. the node's worker thread). Bulk loaders pass
+``auto_optimize=False`` and call ``optimize()`` once at the end.
 """
 from __future__ import annotations
 
@@ -56,17 +62,19 @@ def validate_record(r: MemoryRecord) -> None:
 
 
 class MemoryService:
-    def __init__(self, store: MemoryStore, embedder: Embedder):
+    def __init__(self, store: MemoryStore, embedder: Embedder, auto_optimize: bool = True):
         if store.dim != embedder.dim:
             raise MnemoError(Status.FAILED, f"embedder {embedder.name} gives {embedder.dim}-d vectors, "
                                             f"store holds {store.dim}-d")
         self.store, self.embedder = store, embedder
+        self.auto_optimize = auto_optimize
         self._lock = threading.Lock()
 
     @classmethod
     def open(cls, embedder: Embedder, data_dir: str | Path = "data", url: str = "",
-             collection: str = "mnemo_memory") -> "MemoryService":
-        return cls(open_store(data_dir, embedder.name, embedder.dim, url=url, collection=collection), embedder)
+             collection: str = "mnemo_memory", auto_optimize: bool = True) -> "MemoryService":
+        return cls(open_store(data_dir, embedder.name, embedder.dim, url=url, collection=collection), embedder,
+                   auto_optimize=auto_optimize)
 
     # -- writes --------------------------------------------------------------------------
     def add(self, records: Sequence[MemoryRecord]) -> list[str]:
@@ -78,7 +86,10 @@ class MemoryService:
             for r, e in zip(missing, self.embedder.embed([r.caption for r in missing])):
                 r.embedding = e
         with self._lock:
-            return self.store.add(records)
+            ids = self.store.add(records)
+            if self.auto_optimize and self.store.optimize_due():
+                self.store.optimize()
+            return ids
 
     # -- queries -------------------------------------------------------------------------
     def _embed_query(self, text: str, required: bool) -> Optional[np.ndarray]:
@@ -133,6 +144,11 @@ class MemoryService:
     def flush(self) -> None:
         with self._lock:
             self.store.flush()
+
+    def optimize(self) -> bool:
+        """Index every filled segment now (blocking)."""
+        with self._lock:
+            return self.store.optimize()
 
     def close(self) -> None:
         with self._lock:

@@ -8,7 +8,8 @@
     search_position(x, y, radius, k, filter, text_embedding=None)   # radius <= 0: k nearest
     get(id) -> MemoryRecord | None         # with its embedding
     count() -> int
-    flush(); optimize(); close()
+    flush(); close()
+    optimize_due() -> bool; optimize() -> bool   # index maintenance (edge: HNSW per filled segment)
 
 Backends: ``EdgeStore`` (Qdrant's engine in-process, qdrant-edge-py; the default) and
 ``ClientStore`` (qdrant-client against a server/cluster URL, or its local mode). Both subclass
@@ -64,6 +65,8 @@ class MemoryStore(Protocol):
     def count(self) -> int: ...
 
     def flush(self) -> None: ...
+
+    def optimize_due(self) -> bool: ...
 
     def optimize(self) -> bool: ...
 
@@ -162,7 +165,7 @@ class QdrantStoreBase:
         if not records:
             return []
         vectors = np.empty((len(records), self.dim), dtype=np.float32)
-        ids, payloads = [], []
+        ids, pids, payloads = [], [], []
         for i, r in enumerate(records):
             if r.embedding is None:
                 raise MnemoError(Status.INVALID_ARGUMENT, f"record {r.id or i} has no embedding")
@@ -171,11 +174,14 @@ class QdrantStoreBase:
                 raise MnemoError(Status.INVALID_ARGUMENT,
                                  f"embedding has dimension {e.shape[0]}, the store holds {self.dim}-d vectors")
             vectors[i] = e
-            if not r.id:
-                r.id = new_record_id()
+            if r.id:
+                pids.append(point_id(r.id))
+            else:
+                r.id = new_record_id()  # already a canonical UUID: its own point id
+                pids.append(r.id)
             ids.append(r.id)
             payloads.append(record_to_payload(r))
-        self._upsert([point_id(i) for i in ids], vectors, payloads)
+        self._upsert(pids, vectors, payloads)
         return ids
 
     # -- reads ---------------------------------------------------------------------------

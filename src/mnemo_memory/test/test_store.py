@@ -204,3 +204,68 @@ def test_wrong_dimension_embedding_rejected(backend):
             store.search_text(np.ones(10, dtype=np.float32), k=3)
     finally:
         store.close()
+
+
+def test_edge_index_built_incrementally_keeps_results_and_persists(tmp_path):
+    """Tiny thresholds: optimize_due fires after ~40 records; HNSW + int8 segments answer like the
+    brute-force ones, across a reopen, and schema-1 style reads are not needed for new stores."""
+    from mnemo_memory.edge_store import EdgeStore, EdgeTuning
+
+    tuning = EdgeTuning(indexing_threshold_kb=10, max_segment_size_kb=40, full_scan_threshold_kb=1, segments=2)
+    emb = WordEmbedder()
+    store = EdgeStore(tmp_path / "m", "test-words", 64, tuning=tuning)
+    try:
+        records, ids = fill(store, emb, n=200)
+        q = emb.embed(["red mug"])[0]
+        before = [h.score for h in store.search_text(q, k=10)]
+        assert store.optimize_due() and store.unindexed() == 200
+        assert store.optimize()
+        assert store.unindexed() < tuning.index_points(64) and not store.optimize_due()
+        after = store.search_text(q, k=10)
+        assert len(after) == 10 and all("red mug" in h.caption for h in after)
+        # captions repeat (tied scores): compare the scores; rescoring makes them exact again
+        assert [h.score for h in after] == pytest.approx(before, abs=1e-5)
+        hits = store.search_text(q, k=20, filter=MemoryFilter(room="office", since=0.0, until=6000.0))
+        assert hits and all(h.room == "office" and h.stamp <= 6000.0 for h in hits)
+        assert [h.stamp for h in store.search_time(since=300.0, until=900.0, k=100)] == [300.0 + 60 * i for i in range(11)]
+    finally:
+        store.close()
+    reopened = EdgeStore(tmp_path / "m", "test-words", 64)
+    try:
+        assert reopened.count() == 200 and reopened.unindexed() < tuning.index_points(64)
+        assert reopened.get(ids[3]).caption == records[3].caption
+    finally:
+        reopened.close()
+
+
+def test_service_indexes_as_the_store_fills(tmp_path):
+    from mnemo_memory.edge_store import EdgeStore, EdgeTuning
+    from mnemo_memory.service import MemoryService
+
+    emb = WordEmbedder()
+    store = EdgeStore(tmp_path / "m", "test-words", 64, tuning=EdgeTuning(indexing_threshold_kb=10, segments=2))
+    memory = MemoryService(store, emb)
+    try:
+        for i in range(4):
+            memory.add([make_record(50 * i + j, CAPTIONS[j % 6][0], 60.0 * (50 * i + j), 0.1 * j, 0.0, embedder=emb)
+                        for j in range(50)])
+            assert store.unindexed() < tuning_points(store)
+        assert memory.count() == 200
+    finally:
+        memory.close()
+
+
+def tuning_points(store):
+    return store.tuning.index_points(store.dim)
+
+
+def test_schema1_payloads_still_read():
+    from mnemo_memory.records import record_from_payload
+
+    old = {"id": "r1", "stamp": 5.0, "x": 1.0, "y": 2.0, "yaw": 0.5, "camera": [1, 2, 3, 0, 0, 0, 1], "room": "kitchen",
+           "caption": "a mug", "labels": ["mug"], "raw_ref": "f.png",
+           "sightings": '[{"label":"mug","position":[1,2,0.8],"attributes":{"color":"red"}}]'}
+    r = record_from_payload(old)
+    assert (r.id, r.stamp, r.robot_pose.yaw, r.camera_pose.position, r.caption, r.raw_ref) == (
+        "r1", 5.0, 0.5, (1, 2, 3), "a mug", "f.png")
+    assert r.sightings[0].attributes == {"color": "red"} and r.labels == ["mug"]

@@ -15,7 +15,7 @@ from geometry_msgs.msg import Point, Pose, Pose2D as Pose2DMsg, PoseStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
-from sensor_msgs.msg import Image
+from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common.geometry import pose2d_from_pose3d
 from mnemo_common.types import (
@@ -393,6 +393,26 @@ def rgb_from_msg(msg: Image) -> np.ndarray:
         return np.repeat(pixels[:, :, None], 3, axis=2)
     pixels = pixels[:, :, 2::-1] if msg.encoding.startswith("bgr") else pixels[:, :, :3]
     return np.ascontiguousarray(pixels)
+
+
+def camera_info_to_msg(intrinsics: Any, stamp: float = 0.0, frame_id: str = "") -> CameraInfo:
+    """Pinhole intrinsics (any object with width, height, fx, fy, cx, cy) -> CameraInfo with no
+    distortion and identity rectification."""
+    k = intrinsics
+    msg = CameraInfo(width=int(k.width), height=int(k.height), distortion_model="plumb_bob")
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = frame_id
+    msg.d = [0.0] * 5
+    msg.k = [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0]
+    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    msg.p = [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+def camera_info_from_msg(msg: CameraInfo, intrinsics_type: Callable[..., T]) -> T:
+    """CameraInfo's K and size as ``intrinsics_type(width=, height=, fx=, fy=, cx=, cy=)``."""
+    return intrinsics_type(width=int(msg.width), height=int(msg.height), fx=float(msg.k[0]), fy=float(msg.k[4]),
+                           cx=float(msg.k[2]), cy=float(msg.k[5]))
 
 
 # -- QoS -----------------------------------------------------------------------------

@@ -219,3 +219,23 @@ def test_robot_pose_from_pose_stamped():
     msg = ros.pose_stamped_to_msg(Pose3D((1.0, -2.0, 0.0), (0.0, 0.0, math.sin(0.4), math.cos(0.4))), 3.5)
     stamp, p = ros.robot_pose_from_msg(msg)
     assert stamp == 3.5 and (p.x, p.y) == (1.0, -2.0) and p.yaw == pytest.approx(0.8)
+
+
+def test_camera_info_roundtrip_into_any_intrinsics_type():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Pinhole:  # field order differs from the call's keywords on purpose
+        fx: float
+        fy: float
+        cx: float
+        cy: float
+        width: int
+        height: int
+
+    k = Pinhole(500.0, 505.0, 319.5, 239.5, 640, 480)
+    msg = ros.camera_info_to_msg(k, 3.0, "cam")
+    assert (msg.width, msg.height, msg.header.frame_id, msg.header.stamp.sec) == (640, 480, "cam", 3)
+    assert list(msg.k) == [500.0, 0.0, 319.5, 0.0, 505.0, 239.5, 0.0, 0.0, 1.0] and list(msg.d) == [0.0] * 5
+    assert msg.p[0] == 500.0 and msg.p[2] == 319.5 and msg.p[10] == 1.0
+    assert ros.camera_info_from_msg(msg, Pinhole) == k

@@ -1,20 +1,20 @@
 """Messages <-> perception core types, without cv_bridge: colour and depth images (over
-mnemo_common.ros image_from_msg/rgb_from_msg), CameraInfo <-> Intrinsics, InstanceSegmentation
-<-> Segmentation, DetectionArray <-> FrameDetections, camera pose -> heading.
+mnemo_common.ros image_from_msg/rgb_from_msg), InstanceSegmentation <-> Segmentation,
+DetectionArray <-> FrameDetections, camera pose -> heading. CameraInfo: mnemo_common.ros.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from sensor_msgs.msg import CameraInfo, Image
+from sensor_msgs.msg import Image
 
 from mnemo_common.ros import (
     detection_from_msg, detection_to_msg, image_from_msg, image_to_msg, pose2d_from_msg, pose2d_to_msg,
     pose3d_from_msg, pose3d_to_msg, rgb_from_msg, time_from_msg, time_to_msg,
 )
 from mnemo_common.types import Pose2D, Pose3D
-from mnemo_perception.frame import FrameDetections, Intrinsics, Segmentation
+from mnemo_perception.frame import FrameDetections, Segmentation
 
 COLOR_ENCODINGS = ("rgb8", "bgr8", "rgba8", "bgra8")
 DEPTH_ENCODINGS = ("32FC1", "16UC1")
@@ -33,23 +33,6 @@ def depth_from_msg(msg: Image) -> np.ndarray:
         raise ValueError(f"depth image encoding must be one of {DEPTH_ENCODINGS}, got {msg.encoding!r}")
     array = image_from_msg(msg)
     return array.astype(np.float32) / 1000.0 if msg.encoding == "16UC1" else array.astype(np.float32, copy=False)
-
-
-def intrinsics_from_camera_info(msg: CameraInfo) -> Intrinsics:
-    k = msg.k
-    return Intrinsics(fx=float(k[0]), fy=float(k[4]), cx=float(k[2]), cy=float(k[5]), width=int(msg.width),
-                      height=int(msg.height))
-
-
-def intrinsics_to_camera_info(intr: Intrinsics, stamp: float = 0.0, frame_id: str = "") -> CameraInfo:
-    msg = CameraInfo(width=intr.width, height=intr.height, distortion_model="plumb_bob")
-    msg.header.stamp = time_to_msg(stamp)
-    msg.header.frame_id = frame_id
-    msg.d = [0.0] * 5
-    msg.k = [intr.fx, 0.0, intr.cx, 0.0, intr.fy, intr.cy, 0.0, 0.0, 1.0]
-    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    msg.p = [intr.fx, 0.0, intr.cx, 0.0, 0.0, intr.fy, intr.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
-    return msg
 
 
 def segmentation_from_msg(msg) -> Segmentation:

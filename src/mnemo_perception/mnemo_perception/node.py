@@ -28,7 +28,7 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg, robot_pose_from_msg, run_node,
+    camera_info_from_msg, declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg, robot_pose_from_msg, run_node,
     sensor_qos, time_from_msg,
 )
 from mnemo_common.types import MnemoError, Pose3D, Status
@@ -36,8 +36,7 @@ from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation
 from mnemo_interfaces.srv import Detect, QueryObjects
 from mnemo_perception.backends import BackendConfig, make_detector, needs_segmentation
 from mnemo_perception.conversions import (
-    camera_heading, color_from_msg, depth_from_msg, frame_detections_to_msg, intrinsics_from_camera_info,
-    segmentation_from_msg,
+    camera_heading, color_from_msg, depth_from_msg, frame_detections_to_msg, segmentation_from_msg,
 )
 from mnemo_perception.deproject import DeprojectionConfig
 from mnemo_perception.frame import Frame, FrameDetections, Intrinsics
@@ -172,7 +171,7 @@ class PerceptionNode(Node):
 
     # -- inputs ----------------------------------------------------------------------
     def _on_camera_info(self, msg: CameraInfo) -> None:
-        self._intrinsics = intrinsics_from_camera_info(msg)
+        self._intrinsics = camera_info_from_msg(msg, Intrinsics)
 
     def _on_camera_pose(self, msg: PoseStamped) -> None:
         self._guard_input("camera pose", lambda: self._camera_poses.add(*pose_stamped_from_msg(msg)))

@@ -2,11 +2,14 @@
 import numpy as np
 import pytest
 
-from mnemo_common.ros import image_to_msg, pose_stamped_from_msg, pose_stamped_to_msg, robot_pose_from_msg
+from mnemo_common.ros import (
+    camera_info_from_msg, camera_info_to_msg, image_to_msg, pose_stamped_from_msg, pose_stamped_to_msg,
+    robot_pose_from_msg,
+)
 from mnemo_common.types import Detection, Pose2D, Pose3D
 from mnemo_perception.conversions import (
     camera_heading, color_from_msg, depth_from_msg, frame_detections_from_msg, frame_detections_to_msg,
-    intrinsics_from_camera_info, intrinsics_to_camera_info, segmentation_from_msg, segmentation_to_msg,
+    segmentation_from_msg, segmentation_to_msg,
 )
 from mnemo_perception.frame import FrameDetections, Intrinsics, Segmentation
 from mnemo_perception.synthetic import look_at
@@ -27,7 +30,7 @@ def test_color_and_depth_conventions():
 
 def test_camera_info_roundtrip():
     intr = Intrinsics(500.0, 505.0, 319.5, 239.5, 640, 480)
-    assert intrinsics_from_camera_info(intrinsics_to_camera_info(intr, 3.0, "cam")) == intr
+    assert camera_info_from_msg(camera_info_to_msg(intr, 3.0, "cam"), Intrinsics) == intr
 
 
 def test_segmentation_roundtrip():

@@ -14,10 +14,10 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
 from mnemo_common.processes import unique_domain_id
-from mnemo_common.ros import image_to_msg, pose_stamped_to_msg
+from mnemo_common.ros import camera_info_to_msg, image_to_msg, pose_stamped_to_msg
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation, ObjectNode
 from mnemo_interfaces.srv import Detect, QueryObjects
-from mnemo_perception.conversions import intrinsics_to_camera_info, segmentation_to_msg
+from mnemo_perception.conversions import segmentation_to_msg
 from mnemo_perception.frame import Segmentation
 from mnemo_perception.node import PerceptionNode
 
@@ -75,7 +75,7 @@ class Harness:
                 color_encoding="rgb8", seg=None):
         fid = "camera_color_optical_frame"
         if info:
-            self.pubs["info"].publish(intrinsics_to_camera_info(frame.intrinsics, stamp, fid))
+            self.pubs["info"].publish(camera_info_to_msg(frame.intrinsics, stamp, fid))
         self.pubs["pose"].publish(pose_stamped_to_msg(frame.camera_pose, stamp if pose_stamp is None else pose_stamp))
         time.sleep(0.05)  # pose and info first, as a simulator or driver would
         rgb = frame.rgb if color_encoding == "rgb8" else frame.rgb[..., ::-1]
@@ -185,7 +185,7 @@ def test_bad_input_is_dropped_counted_and_node_keeps_running(harness, scene_fram
 
 @pytest.mark.parametrize("harness", [{"params": {"max_pose_age": 0.05}}], indirect=True)
 def test_frames_without_any_pose_are_dropped(harness, scene_frame):
-    harness.pubs["info"].publish(intrinsics_to_camera_info(scene_frame.intrinsics, 9.0))
+    harness.pubs["info"].publish(camera_info_to_msg(scene_frame.intrinsics, 9.0))
     harness.wait(lambda: harness.node._intrinsics is not None, 5.0, "camera info")
     harness.pubs["color"].publish(image_to_msg(scene_frame.rgb, "rgb8", 9.0))
     harness.pubs["depth"].publish(image_to_msg(scene_frame.depth, "32FC1", 9.0))

@@ -29,7 +29,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from mnemo_common import names
 from mnemo_common.geometry import pose3d_from_pose2d
 from mnemo_common.ros import (
-    declare_config, fill_skill_response, guarded, image_to_msg, interaction_to_msg, observation_to_msg, pose2d_from_msg,
+    camera_info_to_msg, declare_config, fill_skill_response, guarded, image_to_msg, interaction_to_msg, observation_to_msg, pose2d_from_msg,
     pose_stamped_to_msg, raise_for_failure, run_node, sensor_qos, time_to_msg,
 )
 from mnemo_common.types import InteractionEvent, Observation, SkillResult, invalid
@@ -40,7 +40,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_sim import scenarios_dir
-from mnemo_sim.conversions import camera_info_to_msg, clock_to_msg, segmentation_to_msg
+from mnemo_sim.conversions import clock_to_msg, segmentation_to_msg
 from mnemo_sim.patrol import camera_pose
 from mnemo_sim.scenario import clock, load_scenario
 from mnemo_sim.skills import SkillConfig

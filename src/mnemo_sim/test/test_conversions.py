@@ -2,17 +2,16 @@
 import numpy as np
 import pytest
 
+from mnemo_common.ros import camera_info_from_msg, camera_info_to_msg
 from mnemo_sim.camera import CameraIntrinsics
-from mnemo_sim.conversions import (
-    camera_info_from_msg, camera_info_to_msg, clock_to_msg, segmentation_from_msg, segmentation_to_msg,
-)
+from mnemo_sim.conversions import clock_to_msg, segmentation_from_msg, segmentation_to_msg
 
 
 def test_camera_info_round_trip():
     k = CameraIntrinsics.from_fovy(640, 480, 45.0)
     msg = camera_info_to_msg(k, 3.0, "cam")
     assert msg.p[0] == k.fx and msg.p[10] == 1.0 and list(msg.d) == [0.0] * 5
-    assert camera_info_from_msg(msg) == k
+    assert camera_info_from_msg(msg, CameraIntrinsics) == k
 
 
 def test_segmentation_round_trip_lists_only_present_instances():

@@ -24,6 +24,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 from PIL import Image
 
+from mnemo_common.files import fsync_dir
 from mnemo_common.types import KeyframeMeta, Pose2D, invalid, not_found
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
@@ -74,19 +75,6 @@ def _clean_texts(values: Iterable[str]) -> list[str]:
         if s and s not in out:
             out.append(s)
     return out
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _atomic_save(image: Image.Image, dest: Path, fmt: str, durable: bool = True, **save_kwargs) -> None:
@@ -218,8 +206,8 @@ class KeyframeStore:
             _atomic_save(image, self.root / image_rel, "JPEG", self.durable, quality=92)
         _atomic_save(thumb, self.root / thumb_rel, "JPEG", self.durable, quality=85)
         if self.durable:
-            _fsync_dir(self.images_dir)
-            _fsync_dir(self.thumbs_dir)
+            fsync_dir(self.images_dir)
+            fsync_dir(self.thumbs_dir)
         stored = replace(meta, id=kf_id, run_id=meta.run_id or self.run_id,
                          node_ids=_clean_texts(meta.node_ids), tags=_clean_texts(meta.tags),
                          labels=_clean_texts(meta.labels), caption=str(meta.caption)[:MAX_TEXT * 4],

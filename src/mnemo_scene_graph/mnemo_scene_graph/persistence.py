@@ -18,25 +18,14 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from mnemo_common.files import fsync_dir
+
 from mnemo_scene_graph.graph import GraphConfig, GraphEvent, SceneGraph
 
 log = logging.getLogger(__name__)
 
 SNAPSHOT = "snapshot.json"
 EVENTS = "events.jsonl"
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(str(path), os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
@@ -47,7 +36,7 @@ def write_json_atomic(path: Path, data: dict) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def read_events(path: Path) -> list[GraphEvent]:

@@ -19,7 +19,7 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common.geometry import pose2d_from_pose3d
 from mnemo_common.types import (
-    Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillResult,
+    Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillResult,
     SkillSignals, Status,
 )
 
@@ -207,6 +207,23 @@ def observation_from_msg(m) -> Observation:
                        camera_pose=pose3d_from_msg(m.camera_pose), room=m.room,
                        sightings=[sighting_from_msg(s) for s in m.sightings], caption=m.caption,
                        image_ref=m.image_ref, seq=m.seq)
+
+
+def memory_record_to_msg(r: MemoryRecord):
+    from mnemo_interfaces.msg import MemoryRecord as MemoryRecordMsg
+
+    return MemoryRecordMsg(id=r.id, stamp=time_to_msg(r.stamp), robot_pose=pose2d_to_msg(r.robot_pose),
+                           camera_pose=pose3d_to_msg(r.camera_pose), room=r.room, caption=r.caption,
+                           labels=list(r.labels), sightings=[sighting_to_msg(s) for s in r.sightings],
+                           raw_ref=r.raw_ref, score=float(r.score))
+
+
+def memory_record_from_msg(m) -> MemoryRecord:
+    """The message carries no embedding: the record comes back without one."""
+    return MemoryRecord(id=m.id, stamp=time_from_msg(m.stamp), robot_pose=pose2d_from_msg(m.robot_pose),
+                        camera_pose=pose3d_from_msg(m.camera_pose), caption=m.caption, room=m.room,
+                        labels=list(m.labels), sightings=[sighting_from_msg(s) for s in m.sightings],
+                        raw_ref=m.raw_ref, score=float(m.score))
 
 
 def detection_to_msg(d: Detection):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from mnemo_common import ros
-from mnemo_common.types import (Detection, InteractionEvent, MemoryFilter, MnemoError, Observation, Pose2D, Pose3D,
-                                Sighting, SkillResult, SkillSignals, Status, invalid)
+from mnemo_common.types import (Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Observation,
+                                Pose2D, Pose3D, Sighting, SkillResult, SkillSignals, Status, invalid)
 
 
 def test_time_roundtrip_and_rejects_nan():
@@ -239,3 +239,18 @@ def test_camera_info_roundtrip_into_any_intrinsics_type():
     assert list(msg.k) == [500.0, 0.0, 319.5, 0.0, 505.0, 239.5, 0.0, 0.0, 1.0] and list(msg.d) == [0.0] * 5
     assert msg.p[0] == 500.0 and msg.p[2] == 319.5 and msg.p[10] == 1.0
     assert ros.camera_info_from_msg(msg, Pinhole) == k
+
+
+def test_memory_record_roundtrip_without_embedding():
+    rec = MemoryRecord(id="rec_7", stamp=90061.5, robot_pose=Pose2D(1.0, 2.0, 0.5),
+                       camera_pose=Pose3D((1.0, 2.0, 1.2), (0.0, 0.0, 0.0, 1.0)), caption="a red mug on the table",
+                       room="kitchen", labels=["mug", "table"],
+                       sightings=[Sighting("mug", (2.0, 2.0, 0.8), {"color": "red"}, "object", "mug_1", "table_1", "on")],
+                       raw_ref="/d/rec_7.png", embedding=np.ones(4, np.float32), score=0.75)
+    back = ros.memory_record_from_msg(ros.memory_record_to_msg(rec))
+    assert back.embedding is None
+    assert (back.id, back.stamp, back.robot_pose, back.camera_pose, back.caption, back.room, back.labels,
+            back.raw_ref) == (rec.id, rec.stamp, rec.robot_pose, rec.camera_pose, rec.caption, rec.room, rec.labels,
+                              rec.raw_ref)
+    assert back.score == pytest.approx(0.75) and back.sightings[0].attributes == {"color": "red"}
+    assert (back.sightings[0].object_id, back.sightings[0].support) == ("mug_1", "table_1")

@@ -10,12 +10,14 @@ import time
 from typing import Any, Callable, Optional
 
 from mnemo_common import names
-from mnemo_common.ros import detection_from_msg, kv_to_msgs, memory_filter_to_msg, pose2d_from_msg, time_to_msg
+from mnemo_common.ros import (
+    detection_from_msg, kv_to_msgs, memory_filter_to_msg, memory_record_from_msg, pose2d_from_msg, time_to_msg,
+)
 from mnemo_common.types import MnemoError, Status
 from mnemo_interfaces import srv
 from rclpy.callback_groups import ReentrantCallbackGroup
 
-from mnemo_planner.conversions import node_dict_from_msg, record_from_msg
+from mnemo_planner.conversions import node_dict_from_msg
 from mnemo_planner.inprocess import describe_detections, describe_nodes, describe_records, memory_filter
 from mnemo_planner.tools import Action, ToolOutcome, error_outcome
 
@@ -119,7 +121,7 @@ class RosToolbox:
     # -- memory ------------------------------------------------------------------------------
     async def _records(self, tool: str, request: Any) -> ToolOutcome:
         response = await self.call(tool, request)
-        records = [record_from_msg(m) for m in response.records]
+        records = [memory_record_from_msg(m) for m in response.records]
         return ToolOutcome(True, describe_records(records), {"records": records})
 
     async def _search_memory(self, text: str, k: int = 5, **kw: Any) -> ToolOutcome:
@@ -144,7 +146,7 @@ class RosToolbox:
 
     async def _look_again(self, record_id: str) -> ToolOutcome:
         response = await self.call("look_again", srv.GetMemoryRecord.Request(id=record_id))
-        record = record_from_msg(response.record)
+        record = memory_record_from_msg(response.record)
         sightings = ", ".join(f"{s.label}@{s.support or '?'}" for s in record.sightings)
         return ToolOutcome(True, f"{record.caption} | sightings: {sightings} | raw: {response.raw_path or 'none'}",
                            {"record": record, "raw_path": response.raw_path})

@@ -19,8 +19,8 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common.geometry import pose2d_from_pose3d
 from mnemo_common.types import (
-    Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Observation, Pose2D, Pose3D, Sighting, SkillResult,
-    SkillSignals, Status,
+    Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Observation, Pose2D, Pose3D, Sighting,
+    SkillResult, SkillSignals, Status,
 )
 
 T = TypeVar("T")

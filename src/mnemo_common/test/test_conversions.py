@@ -222,30 +222,22 @@ def test_robot_pose_from_pose_stamped():
 
 
 def test_camera_info_roundtrip_into_any_intrinsics_type():
-    import dataclasses
+    from types import SimpleNamespace
 
-    @dataclasses.dataclass(frozen=True)
-    class Pinhole:  # field order differs from the call's keywords on purpose
-        fx: float
-        fy: float
-        cx: float
-        cy: float
-        width: int
-        height: int
-
-    k = Pinhole(500.0, 505.0, 319.5, 239.5, 640, 480)
+    k = SimpleNamespace(fx=500.0, fy=505.0, cx=319.5, cy=239.5, width=640, height=480)
     msg = ros.camera_info_to_msg(k, 3.0, "cam")
     assert (msg.width, msg.height, msg.header.frame_id, msg.header.stamp.sec) == (640, 480, "cam", 3)
     assert list(msg.k) == [500.0, 0.0, 319.5, 0.0, 505.0, 239.5, 0.0, 0.0, 1.0] and list(msg.d) == [0.0] * 5
     assert msg.p[0] == 500.0 and msg.p[2] == 319.5 and msg.p[10] == 1.0
-    assert ros.camera_info_from_msg(msg, Pinhole) == k
+    assert ros.camera_info_from_msg(msg, SimpleNamespace) == k
 
 
 def test_memory_record_roundtrip_without_embedding():
     rec = MemoryRecord(id="rec_7", stamp=90061.5, robot_pose=Pose2D(1.0, 2.0, 0.5),
                        camera_pose=Pose3D((1.0, 2.0, 1.2), (0.0, 0.0, 0.0, 1.0)), caption="a red mug on the table",
                        room="kitchen", labels=["mug", "table"],
-                       sightings=[Sighting("mug", (2.0, 2.0, 0.8), {"color": "red"}, "object", "mug_1", "table_1", "on")],
+                       sightings=[Sighting("mug", (2.0, 2.0, 0.8), {"color": "red"}, "object", "mug_1", "table_1",
+                                           "on")],
                        raw_ref="/d/rec_7.png", embedding=np.ones(4, np.float32), score=0.75)
     back = ros.memory_record_from_msg(ros.memory_record_to_msg(rec))
     assert back.embedding is None

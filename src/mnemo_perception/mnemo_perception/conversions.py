@@ -47,8 +47,9 @@ def segmentation_from_msg(msg) -> Segmentation:
 def segmentation_to_msg(seg: Segmentation, stamp: float = 0.0, frame_id: str = ""):
     from mnemo_interfaces.msg import InstanceSegmentation
 
-    msg = InstanceSegmentation(mask=image_to_msg(seg.mask, "32SC1", stamp, frame_id), values=[int(v) for v in seg.values],
-                               instance_ids=list(seg.instance_ids), labels=list(seg.labels), kinds=list(seg.kinds))
+    msg = InstanceSegmentation(mask=image_to_msg(seg.mask, "32SC1", stamp, frame_id),
+                               values=[int(v) for v in seg.values], instance_ids=list(seg.instance_ids),
+                               labels=list(seg.labels), kinds=list(seg.kinds))
     msg.header.stamp = time_to_msg(stamp)
     msg.header.frame_id = frame_id
     return msg

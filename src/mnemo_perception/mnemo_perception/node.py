@@ -28,8 +28,8 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    camera_info_from_msg, declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg, robot_pose_from_msg, run_node,
-    sensor_qos, time_from_msg,
+    camera_info_from_msg, declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg,
+    robot_pose_from_msg, run_node, sensor_qos, time_from_msg,
 )
 from mnemo_common.types import MnemoError, Pose3D, Status
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation

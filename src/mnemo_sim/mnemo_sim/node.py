@@ -29,8 +29,8 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from mnemo_common import names
 from mnemo_common.geometry import pose3d_from_pose2d
 from mnemo_common.ros import (
-    camera_info_to_msg, declare_config, fill_skill_response, guarded, image_to_msg, interaction_to_msg, observation_to_msg, pose2d_from_msg,
-    pose_stamped_to_msg, raise_for_failure, run_node, sensor_qos, time_to_msg,
+    camera_info_to_msg, declare_config, fill_skill_response, guarded, image_to_msg, interaction_to_msg,
+    observation_to_msg, pose2d_from_msg, pose_stamped_to_msg, raise_for_failure, run_node, sensor_qos, time_to_msg,
 )
 from mnemo_common.types import InteractionEvent, Observation, SkillResult, invalid
 from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent as InteractionEventMsg, Observation as ObservationMsg

@@ -21,6 +21,7 @@ a stay there (the decisive observation). Answer accuracy: the answered fixture i
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -97,7 +98,7 @@ class _Truth:
 
     def __init__(self) -> None:
         self.samples: dict[str, list[tuple[float, Optional[str]]]] = defaultdict(list)
-        self.seen: dict[str, list[tuple[float, str]]] = defaultdict(list)
+        self.seen: dict[tuple[str, str], list[float]] = defaultdict(list)  # (object, fixture) -> stamps, in order
 
     def record(self, world: Any, obs: Any) -> None:
         for o in world.scenario.objects:
@@ -105,10 +106,12 @@ class _Truth:
             self.samples[o.id].append((obs.stamp, where if where not in (None, "robot") else None))
         for s in obs.sightings:
             if s.kind != "fixture" and s.object_id and s.support:
-                self.seen[s.object_id].append((obs.stamp, s.support))
+                self.seen[(s.object_id, s.support)].append(obs.stamp)
 
     def seen_at(self, oid: str, fixture: str, since: float, until: float) -> bool:
-        return any(f == fixture and since <= t <= until for t, f in self.seen[oid])
+        stamps = self.seen.get((oid, fixture), [])
+        i = bisect_left(stamps, since)
+        return i < len(stamps) and stamps[i] <= until
 
 
 def generate_questions(scenario: Any, truth: _Truth, segment_ends: list[float], fixture_labels: dict[str, str]
@@ -116,11 +119,13 @@ def generate_questions(scenario: Any, truth: _Truth, segment_ends: list[float], 
     questions: list[Question] = []
     asked_moves: set[tuple[str, float]] = set()
     previous: dict[str, Optional[str]] = {}
+    descriptions = {obj.id: describe(obj, list(scenario.objects)) for obj in scenario.objects}
+    times = {oid: [t for t, _ in samples] for oid, samples in truth.samples.items()}
     for k, t_q in enumerate(segment_ends):
         last = k == len(segment_ends) - 1
         for obj in scenario.objects:
-            attrs = describe(obj, list(scenario.objects))
-            samples = [s for s in truth.samples.get(obj.id, []) if s[0] <= t_q]
+            attrs = descriptions[obj.id]
+            samples = truth.samples.get(obj.id, [])[:bisect_right(times.get(obj.id, []), t_q)]
             if attrs is None or not samples:
                 continue
             runs = _runs(samples)
@@ -218,22 +223,21 @@ def run_qa(scenario: Any, seed: Optional[int] = 0, perceiver: Any = None) -> lis
     from mnemo_bench.methods import METHODS
     from mnemo_bench.runner import BenchStack, make_memory
 
-    stack = BenchStack(scenario, METHODS["full"], seed, memory=make_memory(), perceiver=perceiver)
+    from mnemo_sim.tasks import TaskRunner
+
+    # the truth, from a replay of the patrols (the scorer's side), and every question once
     truth = _Truth()
-    fixture_labels = {f.id: f.label for f in scenario.fixtures}
-    ends: list[float] = []
+    replay = TaskRunner(scenario, seed)
+    for obs in replay.run_patrols(float("inf")):
+        truth.record(replay.world, obs)
+    ends = [segment.end_t for segment in scenario.patrol]
+    questions = generate_questions(scenario, truth, ends, {f.id: f.label for f in scenario.fixtures})
+    # the system: patrol by patrol into memory and the scene graph, answering what is due
+    stack = BenchStack(scenario, METHODS["full"], seed, memory=make_memory(), perceiver=perceiver)
     rows: list[QaRow] = []
-    for segment in scenario.patrol:
-        for obs in stack.runner.run_patrols(segment.end_t):
-            truth.record(stack.runner.world, obs)
-            seen = obs if perceiver is None else perceiver.perceive(stack.runner.world, obs, patrol=True)
-            if seen is not None:
-                stack.ingest(seen)
-        ends.append(segment.end_t)
-        # generated over every patrol so far (deterministic); those due at this end are asked now
-        for q in generate_questions(scenario, truth, list(ends), fixture_labels):
-            if q.at != segment.end_t:
-                continue
+    for end in ends:
+        stack.patrol(end)
+        for q in (q for q in questions if q.at == end):
             answer, records = answer_question(q, stack.graph, stack.memory)
             hit = any(is_decisive(r, q) for r in records) if stack.memory is not None else None
             rows.append(QaRow(scenario.name, q.id, q.kind, q.text, q.answer, answer, answer == q.answer,

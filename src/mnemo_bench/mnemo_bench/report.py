@@ -103,8 +103,8 @@ def plot_success_by_family(summary: dict, methods: Sequence[str], path: Path) ->
     for i, m in enumerate(methods):
         fam = summary["by_family"].get(m, {})
         rates = [fam[f]["rate"] if f in fam else np.nan for f in families]
-        low = [fam[f]["rate"] - fam[f]["ci_low"] if f in fam else 0 for f in families]
-        high = [fam[f]["ci_high"] - fam[f]["rate"] if f in fam else 0 for f in families]
+        low = [max(0.0, fam[f]["rate"] - fam[f]["ci_low"]) if f in fam else 0 for f in families]
+        high = [max(0.0, fam[f]["ci_high"] - fam[f]["rate"]) if f in fam else 0 for f in families]
         ax.bar(x + (i - (len(methods) - 1) / 2) * width, rates, width, yerr=[low, high], capsize=2, label=m,
                error_kw={"elinewidth": 0.6, "alpha": 0.6})
     ax.set_xticks(x)

@@ -10,6 +10,7 @@ rendered and perceived patrol frames are cached per scenario and shared by the m
 """
 from __future__ import annotations
 
+import re
 import time
 import zlib
 from dataclasses import asdict, dataclass, field
@@ -19,6 +20,9 @@ from typing import Any, Callable, Optional, Sequence
 from mnemo_planner.inprocess import InProcessStack
 
 from mnemo_bench.methods import Method
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass
@@ -50,9 +54,10 @@ class TaskRow:
         return asdict(self)
 
     def outcome_key(self) -> tuple:
-        """Everything but wall time: equal for runs of the same seed."""
+        """Everything but wall time and memory record ids (random UUIDs): equal for runs of the same seed."""
         d = self.to_dict()
         d.pop("wall_time")
+        d["trace"] = [_UUID.sub("<record>", step) for step in d["trace"]]
         return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in d.items())
 
 
@@ -72,31 +77,15 @@ def ordered_tasks(scenario: Any) -> list[Any]:
     return sorted(tasks, key=lambda t: (first_at.get(t.sequence, t.at) if t.sequence else t.at, index[t.id]))
 
 
-class ObservationMemory:
-    """The memory service fed with observations: records captioned and embedded by mnemo_memory's
-    RecordBuilder (every observation kept: patrol and task observations are already sparse)."""
-
-    def __init__(self, service: Any, builder: Any):
-        self.service, self.builder = service, builder
-
-    def add_observation(self, obs: Any) -> None:
-        self.service.add(self.builder.build([obs], limited=False))
-
-    def __getattr__(self, name: str) -> Any:  # search_text, search_time, search_position, get, count
-        return getattr(self.service, name)
-
-
-def make_memory() -> Optional[ObservationMemory]:
-    """A fresh in-process long-term memory (qdrant-client's local mode in RAM), or None when
-    mnemo_memory is not importable."""
+def make_memory() -> Any:
+    """A fresh in-process long-term memory (mnemo_memory over qdrant-client's local mode in RAM),
+    or None when mnemo_memory is not importable."""
     try:
         from mnemo_common.embedding import get_embedder
-        from mnemo_memory.ingest import RecordBuilder
         from mnemo_memory.service import MemoryService
     except ImportError:
         return None
-    embedder = get_embedder()
-    return ObservationMemory(MemoryService.open(embedder, url=":memory:", collection="bench"), RecordBuilder(embedder))
+    return MemoryService.open(get_embedder(), url=":memory:", collection="bench")
 
 
 class BenchStack(InProcessStack):
@@ -106,9 +95,10 @@ class BenchStack(InProcessStack):
     rendered frames instead of the simulator's oracle."""
 
     def __init__(self, scenario: Any, method: Method, seed: Optional[int], memory: Any = None,
-                 perceiver: Any = None):
+                 perceiver: Any = None, graph_cache: Optional[dict] = None):
         super().__init__(scenario, method.ablation, seed, memory=memory)
         self.method = method
+        self.graph_cache = graph_cache  # patrol segments -> scene graph after them (shared by methods)
         self.perceiver = perceiver
         self.found_locked: dict[str, set[str]] = {}
         self._scope = ""
@@ -120,16 +110,6 @@ class BenchStack(InProcessStack):
             declare_map_fixtures(self.graph, self.scenario)
             self.toolbox._observe = lambda: perceiver.perceive(self.runner.world, self.runner.robot.observe())
 
-    def ingest(self, obs: Any) -> None:
-        from mnemo_bench.realistic import Perceived, integrate
-
-        if not isinstance(obs, Perceived):
-            return super().ingest(obs)
-        seen = integrate(self.graph, obs)
-        if self.memory is not None:
-            self.memory.add_observation(seen)
-        self.observations += 1
-
     def _on_interaction(self, event: Any) -> None:
         if event.action != "open":
             return
@@ -140,15 +120,58 @@ class BenchStack(InProcessStack):
             # the gripper held the handle and nothing moved: found locked (a missed grasp is not)
             found.add(event.target)
 
+    def ingest(self, obs: Any, batch: Optional[list] = None) -> None:
+        from mnemo_bench.realistic import Perceived, integrate
+
+        if not isinstance(obs, Perceived):
+            return super().ingest(obs, batch)
+        seen = integrate(self.graph, obs)
+        if self.memory is not None:
+            from mnemo_memory.caption import caption_from_sightings
+            from mnemo_memory.ingest import record_from_observation
+
+            record = record_from_observation(seen, caption_from_sightings(seen))
+            if batch is None:
+                self.memory.add([record])
+            else:
+                batch.append(record)
+        self.observations += 1
+
     def patrol(self, until: Any) -> int:
+        if self.perceiver is None and self.graph_cache is not None and self.observations == 0:
+            return self._first_patrol(until)
         if self.perceiver is None:
             return super().patrol(until)
-        n = 0
+        n, batch = 0, []
         for obs in self.runner.run_patrols(until):
             perceived = self.perceiver.perceive(self.runner.world, obs, patrol=True)
             if perceived is not None:
-                self.ingest(perceived)
+                self.ingest(perceived, batch)
                 n += 1
+        if batch and self.memory is not None:
+            self.memory.add(batch)
+        return n
+
+    def _first_patrol(self, until: Any) -> int:
+        """Patrols before anything this method did: the scene graph they build is the same for every
+        method, so it is built once per scenario and copied; memory is filled as usual."""
+        key = len(self.runner.patrols_until(until))
+        cached = self.graph_cache.get(key)
+        if cached is None:
+            n = super().patrol(until)
+            self.graph_cache[key] = self.graph.copy()
+            return n
+        from mnemo_memory.ingest import record_from_observation
+
+        n, batch = 0, []
+        for obs in self.runner.run_patrols(until):
+            if self.memory is not None:
+                batch.append(record_from_observation(obs, obs.caption))
+            n += 1
+        if batch:
+            self.memory.add(batch)
+        self.graph = self.toolbox.graph = cached.copy()
+        self.observations += n
         return n
 
     def run_row(self, task: Any, policy: Any) -> TaskRow:
@@ -236,9 +259,10 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
         try:
             if any(m.needs_memory for m in methods):
                 warm_embeddings(sc, seed, perceiver)
+            graph_cache: dict = {}
             for method in methods:
                 memory = make_memory() if method.needs_memory else None
-                stack = BenchStack(sc, method, seed, memory=memory, perceiver=perceiver)
+                stack = BenchStack(sc, method, seed, memory=memory, perceiver=perceiver, graph_cache=graph_cache)
                 for task in tasks:
                     policy = method.make_policy(task_seed(seed, sc.name, task.id, method.name))
                     rows.append(stack.run_row(task, policy))
@@ -263,13 +287,12 @@ def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, b
     build memory find them in the embedder's cache (one by one, the model is ~50x slower)."""
     try:
         from mnemo_common.embedding import get_embedder
-        from mnemo_memory.caption import OfflineCaptioner
+        from mnemo_memory.caption import caption_from_sightings
     except ImportError:
         return 0
     from mnemo_sim.tasks import TaskRunner
 
     runner = TaskRunner(scenario, seed)
-    captioner = OfflineCaptioner()
     captions = set()
     graph = None
     if perceiver is not None:  # captions name what a scene graph made of the detections
@@ -280,11 +303,12 @@ def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, b
         graph = SceneGraph()
         declare_map_fixtures(graph, scenario)
     for obs in runner.run_patrols(float("inf")):
-        if perceiver is not None:
-            perceived = perceiver.perceive(runner.world, obs, patrol=True)
-            obs = integrate(graph, perceived) if perceived is not None else None
-        if obs is not None:
-            captions.add(captioner.caption(obs))
+        if perceiver is None:
+            captions.add(obs.caption)
+            continue
+        perceived = perceiver.perceive(runner.world, obs, patrol=True)
+        if perceived is not None:
+            captions.add(caption_from_sightings(integrate(graph, perceived)))
     texts = sorted(captions)
     embedder = get_embedder()
     for i in range(0, len(texts), batch):

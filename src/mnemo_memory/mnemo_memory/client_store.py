@@ -85,18 +85,25 @@ class ClientStore(QdrantStoreBase):
         return [(p.payload, p.score) for p in result.points]
 
     def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
-        order = models.OrderBy(key="stamp", direction=models.Direction.DESC if descending else models.Direction.ASC)
+        order = models.OrderBy(key="stamp", direction=models.Direction.DESC if descending else models.Direction.ASC,
+                               start_from=cond.order_start(descending))
         records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond), limit=limit,
                                          order_by=order, with_payload=True)
         return [r.payload for r in records]
 
-    def _scan(self, cond: Conditions, limit: int) -> list[dict]:
+    def _locate(self, cond: Conditions, limit: int) -> list[tuple[Any, float, float]]:
         records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond), limit=limit,
-                                         with_payload=True)
-        return [r.payload for r in records]
+                                         with_payload=["x", "y"])
+        return [(r.id, r.payload["x"], r.payload["y"]) for r in records]
 
-    def _count(self, cond: Conditions) -> int:
-        return self._client.count(self.collection, count_filter=client_filter(cond), exact=True).count
+    def _payloads(self, pids: list) -> list[dict]:
+        if not pids:
+            return []
+        by_id = {str(r.id): r.payload for r in self._client.retrieve(self.collection, pids, with_payload=True)}
+        return [by_id[str(p)] for p in pids]
+
+    def _count(self, cond: Conditions, exact: bool = True) -> int:
+        return self._client.count(self.collection, count_filter=client_filter(cond), exact=exact).count
 
     def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
         found = self._client.retrieve(self.collection, [pid], with_payload=True, with_vectors=True)

@@ -85,6 +85,14 @@ class Conditions:
     room: str = ""
     labels: tuple[str, ...] = ()
 
+    def order_start(self, descending: bool) -> Optional[float]:
+        """Where an ordered walk of the stamp index starts: at the range's near end, so the engine
+        does not walk (and filter) every record before it."""
+        if descending:
+            ends = [v for v in (self.stamp_lte, self.stamp_lt) if v is not None]
+            return min(ends) if ends else None
+        return self.stamp_gte
+
     def box(self, x: float, y: float, r: float) -> "Conditions":
         """These conditions and the square of half-width r around (x, y)."""
         xr, yr = (x - r, x + r), (y - r, y + r)
@@ -151,10 +159,16 @@ class QdrantStoreBase:
         """Payloads matching cond, ordered by stamp."""
         raise NotImplementedError
 
-    def _scan(self, cond: Conditions, limit: int) -> list[dict]:
+    def _locate(self, cond: Conditions, limit: int) -> list[tuple[Any, float, float]]:
+        """(point id, x, y) of up to limit records matching cond: positions only, no payloads."""
         raise NotImplementedError
 
-    def _count(self, cond: Conditions) -> int:
+    def _payloads(self, pids: list) -> list[dict]:
+        """Full payloads of these points, in this order."""
+        raise NotImplementedError
+
+    def _count(self, cond: Conditions, exact: bool = True) -> int:
+        """Records matching cond; exact=False: the engine's estimate from its indices (no scan)."""
         raise NotImplementedError
 
     def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
@@ -267,35 +281,39 @@ class QdrantStoreBase:
                           max_radius: float, k: int) -> list[tuple[float, dict]]:
         """The k records nearest to (x, y) within max_radius, as (distance, payload), nearest first.
 
-        Grows a square around the point until it holds k records within its inscribed circle,
-        counting with the indices before fetching anything."""
-        total = None
+        A square around the point, sized from the indices' cardinality estimate to hold about 2k
+        records, is read as positions only (no payloads); it shrinks when it holds more than
+        ``cap`` and doubles until its inscribed circle holds k. Only the k winners' payloads
+        are fetched. Estimates only size the square: the answer comes from the positions read."""
+        cap = max(16 * k, 1024)
         r = min(1.0, max_radius)
-        n = self._count(cond.box(x, y, r))
-        for _ in range(3):  # dense area: shrink the first square to about 2k candidates before fetching
-            if n <= 4 * k + 64:
-                break
-            smaller = r * math.sqrt(2.0 * k / n)
-            n_smaller = self._count(cond.box(x, y, smaller))
-            if n_smaller < k:
-                break
-            r, n = smaller, n_smaller
+        est = self._count(cond.box(x, y, r), exact=False)
+        if est > 4 * k:
+            r *= math.sqrt(2.0 * k / est)
+        total: Optional[int] = None
+        shrinks = 0
         while True:
             box = cond.box(x, y, r)
-            n = n if n is not None else self._count(box)
-            if total is None and (n < k and math.isinf(max_radius)):
-                total = self._count(cond)
-            everything = total is not None and n >= total
-            if n >= k or r >= max_radius or everything:
-                found = []
-                for p in self._scan(box, max(n, 1)):
-                    d = math.hypot(p["x"] - x, p["y"] - y)
-                    if (d <= r or everything) and (region is None or region.contains(p)):
-                        found.append((d, p))
+            limit = cap + 1 if shrinks < 8 else max(self._count(box), 1)
+            located = self._locate(box, limit)
+            if len(located) > cap and shrinks < 8:  # denser than estimated
+                r *= 0.5
+                shrinks += 1
+                continue
+            everything = False
+            if len(located) < k and math.isinf(max_radius):
+                total = self._count(cond) if total is None else total
+                everything = len(located) >= total
+            found = []
+            for pid, px, py in located:
+                d = math.hypot(px - x, py - y)
+                if (d <= r or everything) and (region is None or region.contains({"x": px, "y": py})):
+                    found.append((d, pid))
+            if len(found) >= k or r >= max_radius or everything:
                 found.sort(key=lambda dp: dp[0])
-                if len(found) >= k or r >= max_radius or everything:
-                    return found[:k]
-            r, n = min(r * 2.0, max_radius), None
+                found = found[:k]
+                return list(zip((d for d, _ in found), self._payloads([pid for _, pid in found])))
+            r = min(r * 2.0, max_radius)
 
 
 def _both(a: Optional[_Region], b: _Region) -> Any:

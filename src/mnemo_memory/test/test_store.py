@@ -269,3 +269,28 @@ def test_schema1_payloads_still_read():
     assert (r.id, r.stamp, r.robot_pose.yaw, r.camera_pose.position, r.caption, r.raw_ref) == (
         "r1", 5.0, 0.5, (1, 2, 3), "a mug", "f.png")
     assert r.sightings[0].attributes == {"color": "red"} and r.labels == ["mug"]
+
+
+def test_position_knn_in_a_dense_cluster(backend):
+    """More records in the first square than the positions read per step (1,024): the square
+    shrinks, and when many share one spot it still answers exactly."""
+    emb = WordEmbedder()
+    store = backend()
+    try:
+        rng = np.random.default_rng(0)
+        records = [make_record(i, "a cup", float(i), float(rng.normal(5.0, 0.05)), float(rng.normal(5.0, 0.05)))
+                   for i in range(1200)]
+        records += [make_record(1200 + i, "a cup", 2000.0 + i, 5.0, 5.0) for i in range(1100)]  # one spot
+        for r in records:
+            r.embedding = emb.embed([r.caption])[0]
+        store.add(records)
+
+        def dist(r):
+            return math.hypot(r.robot_pose.x - 5.01, r.robot_pose.y - 4.98)
+        for k, radius in ((5, 0.0), (12, 0.5), (30, 0.0)):
+            hits = store.search_position(5.01, 4.98, radius=radius, k=k)
+            assert [h.score for h in hits] == pytest.approx(sorted((-dist(r) for r in records), reverse=True)[:k])
+        hits = store.search_position(5.0, 5.0, radius=0.0, k=3)
+        assert len(hits) == 3 and all(h.score == 0.0 for h in hits)
+    finally:
+        store.close()

@@ -181,7 +181,13 @@ class KeyframeStore:
         if src.suffix.lower() not in (".png", ".jpg", ".jpeg"):
             raise invalid(f"frame {str(source)!r} is not a PNG or JPEG file")
         try:
-            with Image.open(src) as im:
+            # Check the signature first: a library may patch Image.open to react to unidentified
+            # files (ultralytics tries to install a HEIF plugin), which must never happen here.
+            with open(src, "rb") as fh:
+                head = fh.read(8)
+            if not (head.startswith(b"\x89PNG\r\n\x1a\n") or head.startswith(b"\xff\xd8\xff")):
+                raise ValueError("not a PNG or JPEG image")
+            with Image.open(src, formats=["PNG", "JPEG"]) as im:
                 image = im.convert("RGB")
         except (OSError, ValueError) as exc:
             raise not_found(f"cannot read frame {str(source)!r}: {exc}") from exc

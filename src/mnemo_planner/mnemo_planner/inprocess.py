@@ -330,6 +330,9 @@ class InProcessStack:
         self.analyzer = analyzer
         self.keyframes = keyframes
         self.observations = 0
+        from mnemo_planner.offline_policy import DialogueContext
+
+        self.dialogue = DialogueContext()  # consecutive requests: a follow-up continues the previous one
         self.toolbox = _ObservingToolbox(self.runner.robot, self.memory, self.graph, self.analyzer, keyframes,
                                          ablation, clock=lambda: self.runner.world.t,
                                          observe=self.runner.robot.observe, sink=self.ingest)
@@ -366,6 +369,8 @@ class InProcessStack:
         info = self.runner.start_task(task_id)
         task = self.scenario.task_by_id[task_id]
         self.toolbox.tool_seconds = 0.0
+        if getattr(policy, "context", False) is None:
+            policy.context = self.dialogue
         t0 = time.perf_counter()
         result = run_task(instruction or info.instruction, info.budget, policy, self.toolbox, lambda: self.runner.world.t)
         wall = time.perf_counter() - t0

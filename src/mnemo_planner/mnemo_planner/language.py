@@ -44,6 +44,9 @@ class ParsedInstruction:
     possessor: str = ""  # "john's mug" -> john
     asks: str = ""  # attribute a recall question asks for ("what colour is ..." -> color)
     context: str = ""  # the other sentences of the instruction ("I want to bake a cake.")
+    description: str = ""  # a relative clause that describes without placing ("that is easiest to grab")
+    followup: bool = False  # "Now ...", "Next, ...", "And the jam too": continues the previous request
+    match_of: Optional["ParsedInstruction"] = None  # "the matching sock": the object it must match
 
     @property
     def object_phrase(self) -> str:
@@ -128,7 +131,7 @@ _RECALL_LEAD = re.compile(
     r"(?:see|seen|notice|noticed|spot|spotted|put|leave|left|observe|observed)|"
     r"(?:is|are|was|were|'s)(?: the)?(?: last)?(?: seen)?|(?:you|i) (?:last )?(?:saw|left|put))\b")
 _SCOPE = re.compile(r"\b(?:look|search|check|go through|rummage)\s+(?:in|inside|through|into|in all of|all of)?\s*"
-                    r"(?P<scope>.+?)\s+(?:and|to|for)\b")
+                    r"(?P<scope>.+?)\s+(?:and|to|for)\b(?:\s+find\b)?")
 _LEAD = re.compile(
     r"^(?:(?:please|now|then|ok|okay|hey|robot|and|also|can you|could you|would you|will you|go|go and)\s+)*"
     r"(?:(?:bring|get|fetch|grab|find|locate|retrieve|hand|give|take|pick up|pick|look for|search for|seek|"
@@ -156,24 +159,72 @@ def strip_determiners(phrase: str) -> str:
 
 _ASKS = re.compile(r"^(?:(?:do you know|can you tell me|tell me)\s+)?what\s+(colou?r|kind|type|brand|material|size|shape|title|name|text)"
                    r"(?:\s+of)?\s+(?:is|was|are|were)?\b")
+_ASKS_OF = re.compile(r"^(?:(?:do you know|can you tell me|tell me)\s+)?what(?:'s| is| was| are| were)?\s+(?:the\s+)?"
+                      r"(\w+)\s+of\s+")
+_WHICH = re.compile(r"^which\s+(?P<np>(?:\w+\s+){0,3}?\w+)\s+(?:is|was|are|were|did you see|have you seen|did you spot)\b")
+_GO_TO = re.compile(r"^(?:please\s+)?(?:go|take me|lead me|show me|walk|drive|head)\s+(?:over\s+)?to\s+(?P<place>.+?)\s+"
+                    r"(?:that|which|where)\s+(?:holds?|has|have|contains?|keeps?|stores?|is|are)\s+(?P<obj>.+)$")
+_TRAILING = {"over", "here", "back", "along", "too", "please", "again", "as", "well"}
 _ACTION_WORDS = re.compile(r"\b(bring|get|fetch|grab|find|locate|retrieve|hand|give|take|pick|look|search|check|need|"
                            r"want|where|what|which|when)\b")
 
 
+_APPOSITIVE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:(?:\w+\s+)?ones?|whichever(?:\s+ones?)?)\s*(?:that|which|who)?\b")
+_NEGATED = re.compile(r"^(?:but\s+)?not\s+")
+_PRONOUNS = {"it", "them", "they", "that", "this", "those", "these", "one", "ones", "him", "her"}
+_SUBJECT_VERB = re.compile(r"^(?:someone|somebody|i|we|you|he|she|they|my \w+)\s+(?:(?:can't|cannot|couldn't|can not|"
+                           r"have|had|has|just|probably|must have|might have|may have)\s+)*\w+\s+")
+_FOLLOWUP_LEAD = re.compile(r"^(?:ok(?:ay)?\s+)?(?:and|now|next|then|also|plus|after that|and then|and now)\b")
+_FOLLOWUP_ANY = re.compile(r"\b(?:too|as well|also)\b")
+
+
+def _clauses(text: str) -> list[str]:
+    """Sentences split at full stops, semicolons and commas; appositives ("the one that ...",
+    "not the plastic one") stay with the clause they describe."""
+    out: list[str] = []
+    for sentence in re.split(r"[.!?;]+", text):
+        for part in sentence.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            low = _clean(part)
+            if out and (_NEGATED.match(low) or _APPOSITIVE.match(low)):
+                if _APPOSITIVE.match(low):  # "..., the one that is easiest to grab" -> "... that is easiest to grab"
+                    rest = _APPOSITIVE.sub("", low, count=1).strip()
+                    rest = re.sub(r"^(?:is|are)\b", "that is", rest) if not rest.startswith("that") else rest
+                    part = ("that " + rest) if not rest.startswith("that") else rest
+                out[-1] = out[-1] + " " + part
+            else:
+                out.append(part)
+    return out
+
+
 def _main_sentence(text: str) -> tuple[str, str]:
-    """The sentence that asks for something, and the rest as context."""
-    parts = [p.strip() for p in re.split(r"[.!?;]+", text) if p.strip()]
+    """The clause that asks for something, and the rest as context."""
+    parts = _clauses(text)
     if len(parts) <= 1:
-        return text, ""
+        return (parts[0] if parts else text), ""
     asking = [p for p in parts if _ACTION_WORDS.search(_clean(p))]
     main = asking[-1] if asking else parts[-1]
     return main, " ".join(p for p in parts if p is not main)
 
 
-def parse_instruction(text: str, now: float) -> ParsedInstruction:
+def _referent(context: str, now: float) -> Optional["ParsedInstruction"]:
+    """The object a pronoun ("bring it to me", "the other one") refers to: the last clause of the
+    context that names one, with its place ("someone put a game controller in one of the drawers")."""
+    for clause in reversed(_clauses(context)):
+        low = _SUBJECT_VERB.sub("", _clean(clause), count=1)
+        ref = parse_instruction(low, now, resolve=False)
+        if ref.target and ref.target not in _PRONOUNS and not ref.need:
+            return ref
+    return None
+
+
+def parse_instruction(text: str, now: float, resolve: bool = True) -> ParsedInstruction:
     raw = text
     text, context = _main_sentence(text)
     s = _clean(text)
+    followup = bool(_FOLLOWUP_LEAD.match(_clean(raw)) or _FOLLOWUP_ANY.search(_clean(raw)))
     s = re.sub(r"\b(?:but\s+)?not\s+(?:the|a|an|my|that|this)\b.*$", " ", s)  # "..., not the plastic one"
     window, time_phrase, s = parse_time(s, now)
     hm = re.search(r"\b(?:at|around|about)\s+(noon|midday|midnight|\d{1,2}(?::\d{2})?\s*(?:am|pm|o'clock)?)\b", s)
@@ -191,10 +242,17 @@ def parse_instruction(text: str, now: float) -> ParsedInstruction:
 
     intent = INTENT_FETCH
     asks = ""
-    am = _ASKS.match(s)
+    am = _ASKS.match(s) or _ASKS_OF.match(s)
     if am:
         asks = {"colour": "color"}.get(am.group(1), am.group(1))
         s = "where is " + s[am.end():].strip()
+    wm = _WHICH.match(s)
+    if wm and not am:  # "which magazine title was on the armchair": the policy tells the asked key from the label
+        s = "where is the " + wm.group("np") + " " + s[wm.end():].strip()
+        asks = "which"
+    locate_at = _GO_TO.match(s)  # "go to the drawer that holds the matching sock"
+    if locate_at:
+        s = "look in " + locate_at.group("place") + " and find " + locate_at.group("obj")
     if _RECALL.match(s):
         intent = INTENT_RECALL
         s = _RECALL_LEAD.sub(" ", s, count=1).strip()
@@ -205,14 +263,15 @@ def parse_instruction(text: str, now: float) -> ParsedInstruction:
         s = (s[:m.start()] + " " + s[m.end():]).strip()
         intent = INTENT_LOCATE
     fetch_verb = bool(_FETCH_VERB.search(s))
-    if intent == INTENT_FETCH and re.match(r"^(?:now |then |please |and )*(?:find|locate|look for|search for)\b(?! me| us)", s) \
-            and not fetch_verb:
+    find_only = intent == INTENT_FETCH and not fetch_verb and bool(
+        re.match(r"^(?:now |then |please |and |next |also )*(?:find|locate|look for|search for)\b(?! me| us)", s))
+    if find_only:
         intent = INTENT_LOCATE if scope else INTENT_FETCH
     s = _LEAD.sub("", s, count=1).strip()
     s = re.sub(r"\b(?:for me|for us|please|now)\b", " ", s)
     s = re.sub(r"\s+", " ", s).strip()
 
-    relation = anchor = ""
+    relation = anchor = description = ""
     clause = _CLAUSE.search(s)
     head_part, rest = (s[:clause.start()], s[clause.end():]) if clause else (s, "")
     if not clause:
@@ -223,8 +282,13 @@ def parse_instruction(text: str, now: float) -> ParsedInstruction:
     if p:
         relation = _PREP_NORMAL.get(p.group(1), p.group(1))
         anchor = strip_determiners(rest[p.end():])
-        anchor = re.sub(r"\b(with|and|so|because)\b.*$", "", anchor).strip()
+        anchor = re.sub(r"\b(with|and|so|because|has|have|had|is|are|was|were|will|would|did|does|do)\b.*$", "",
+                        anchor).strip()
+        anchor = re.sub(r"^(?:of|all)\s+", "", anchor).strip()  # "one of the office drawers"
+    elif clause is not None and rest.strip():
+        description = strip_determiners(rest)
     target = strip_determiners(head_part)
+    target = " ".join(w for w in target.split() if w not in _TRAILING)
     possessor = ""
     pm = re.search(r"\b(\w+)'s\b", target)
     if pm and pm.group(1) not in ("it", "that", "what", "where"):
@@ -240,9 +304,41 @@ def parse_instruction(text: str, now: float) -> ParsedInstruction:
             need, target = target, ""
     if target in ("what", "which", "anything", "something") and intent == INTENT_RECALL:
         target = ""
-    return ParsedInstruction(text=raw, intent=intent, target=target, relation=relation, anchor=anchor, scope=scope,
-                             window=window, time_phrase=time_phrase, habit=habit, need=need, possessor=possessor,
-                             asks=asks, context=context)
+    if find_only and relation == "in" and anchor and not scope:  # "find the tape in the office drawers"
+        scope, intent = anchor, INTENT_LOCATE
+    parsed = ParsedInstruction(text=raw, intent=intent, target=target, relation=relation, anchor=anchor, scope=scope,
+                               window=window, time_phrase=time_phrase, habit=habit, need=need, possessor=possessor,
+                               asks=asks, context=context, description=description, followup=followup)
+    if resolve and context:
+        _resolve_references(parsed, now)
+    return parsed
+
+
+_MATCHING = re.compile(r"\b(?:matching|other one|other|pair|partner|twin|mate|counterpart)\b")
+
+
+def _resolve_references(p: ParsedInstruction, now: float) -> None:
+    """Pronouns and "the matching/other one" take their object from the context clauses."""
+    words = set(p.target.split())
+    matching = bool(_MATCHING.search(p.target))
+    if not (p.target in _PRONOUNS or not p.target and not p.need or matching or words <= _PRONOUNS | {"other"}):
+        return
+    ref = _referent(p.context, now)
+    if ref is None:
+        return
+    if matching:
+        p.match_of, p.target = ref, ref.target  # the same kind of thing as the referent, not the referent
+        return
+    p.target, p.need = ref.target, ""
+    if not p.anchor and ref.anchor:
+        p.relation, p.anchor = ref.relation, ref.anchor
+    if not p.scope and ref.scope:
+        p.scope = ref.scope
+    if p.window is None and ref.window is not None:
+        p.window, p.time_phrase = ref.window, ref.time_phrase
+    p.habit = p.habit or ref.habit
+    if not p.possessor:
+        p.possessor = ref.possessor
 
 
 # -- grounding through the embedding model -------------------------------------------------

@@ -97,7 +97,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from mnemo_bench.report import markdown_table, summarize, write_report
 
     files = write_report(result, out, plots=not args.no_plots)
-    print("\n".join(markdown_table(summarize(result), [m.name for m in methods])))
+    print("\n".join(markdown_table(summarize(result), result.meta["methods"])))
     for kind, path in files.items():
         print(f"mnemo bench: {kind}: {path}", file=sys.stderr)
     if args.ros and result.meta.get("ros_mismatches"):

@@ -16,6 +16,8 @@ def generate_launch_description():
     return LaunchDescription([
         DeclareLaunchArgument("scenario", default_value="",
                               description="household-scenario/1 YAML; empty loads the shipped example apartment"),
+        DeclareLaunchArgument("seed", default_value="-1",
+                              description="seed of the simulator's randomness (missed grasps); -1 uses the scenario's seed"),
         DeclareLaunchArgument("render", default_value="false", choices=["true", "false"],
                               description="render RGB-D images with MuJoCo (false: oracle observations only)"),
         DeclareLaunchArgument("data_dir", default_value="data",
@@ -29,6 +31,7 @@ def generate_launch_description():
                               description="nodes take time from the simulator's /clock"),
         Node(package="mnemo_sim", executable="sim_node", name=names.SIM_NODE, output="screen",
              parameters=[config, {"scenario": LaunchConfiguration("scenario"),
+                                  "seed": LaunchConfiguration("seed"),
                                   "render": LaunchConfiguration("render"),
                                   "data_dir": LaunchConfiguration("data_dir"),
                                   "use_sim_time": LaunchConfiguration("use_sim_time")}]),

@@ -54,6 +54,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="render RGB-D frames during tasks (perception, keyframes and the analyzer's collage)")
     p.add_argument("--llm-base-url", default=os.environ.get("MNEMO_LLM_BASE_URL", ""),
                    help="OpenAI-compatible endpoint for the LLM policy (default: offline policy)")
+    p.add_argument("--seed", type=int, default=-1, help="simulator seed (-1: the scenario's own)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per task")
     return p.parse_args(argv)
 
@@ -96,6 +97,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         "scenario": str(scenario_path),
         "data_dir": str(out / "data"),
         "render": "true" if args.render else "false",
+        "seed": str(args.seed),
         "policy": "llm" if args.llm_base_url else "offline",
         "llm_base_url": args.llm_base_url,
     }

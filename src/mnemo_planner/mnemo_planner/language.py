@@ -286,7 +286,7 @@ def parse_instruction(text: str, now: float, resolve: bool = True) -> ParsedInst
                         anchor).strip()
         anchor = re.sub(r"^(?:of|all)\s+", "", anchor).strip()  # "one of the office drawers"
     elif clause is not None and rest.strip():
-        description = strip_determiners(rest)
+        description = rest.strip()
     target = strip_determiners(head_part)
     target = " ".join(w for w in target.split() if w not in _TRAILING)
     possessor = ""
@@ -321,7 +321,7 @@ def _resolve_references(p: ParsedInstruction, now: float) -> None:
     """Pronouns and "the matching/other one" take their object from the context clauses."""
     words = set(p.target.split())
     matching = bool(_MATCHING.search(p.target))
-    if not (p.target in _PRONOUNS or not p.target and not p.need or matching or words <= _PRONOUNS | {"other"}):
+    if not (p.target in _PRONOUNS or not p.target and not p.need or matching or (words and words <= _PRONOUNS | {"other"})):
         return
     ref = _referent(p.context, now)
     if ref is None:

@@ -48,6 +48,7 @@ NEED_ACCEPT = 0.4  # ... at which an object answers a need ("i'm thirsty")
 ATTRIBUTE_ACCEPT = 0.75
 RECENT_SEARCH = 1800.0  # s: containers searched this recently hint at what the user is doing now
 HUB_WEIGHT = 0.4  # weight of "many things get put down here" against the embedding plausibility
+OPEN_TRIES = 3  # missed grasps on one handle before giving up on it (a lock is learned at once)
 OPEN_FRESH = 900.0  # s: a container seen open this recently is believed still open
 SUPPORT_RADIUS = 1.5  # m: a detection lies on the nearest fixture within this distance
 CONTAINER_PROTOTYPE = "a closed storage container with a door or drawer, like a cabinet, cupboard, fridge or drawer"
@@ -119,7 +120,7 @@ class _Task:
     locked: set[str] = field(default_factory=set)
     opened: set[str] = field(default_factory=set)
     open_failures: Counter = field(default_factory=Counter)
-    pick_failures: Counter = field(default_factory=Counter)
+    pick_failures: Counter = field(default_factory=Counter)  # "target@fixture" -> failed picks there
     at: str = ""
     robot_xy: Optional[tuple] = None
     current: Optional[Place] = None
@@ -131,6 +132,7 @@ class _Task:
     holding: bool = False  # a skill said the gripper holds something
     place_failed: set[str] = field(default_factory=set)
     pick_tried: set[str] = field(default_factory=set)  # fixtures where a pick without looking failed
+    instance_order: list[str] = field(default_factory=list)  # instances the reference picks out, best first
     asked_key: Optional[str] = None  # recall: the attribute asked for ("" none)
     found: dict = field(default_factory=dict)  # comparison mode: instance -> (score, fixture)
     label_cache: dict = field(default_factory=dict)
@@ -233,11 +235,15 @@ class OfflinePolicy:
                 if t.at:
                     t.explored.add(t.at)
         elif tool == "pick" and not out.ok:
-            t.pick_failures[str(args.get("target", ""))] += 1
+            t.pick_failures[f"{args.get('target', '')}@{t.at}"] += 1
             if t.at:
                 t.pick_tried.add(t.at)
                 if "reach" not in summary:  # nothing like it here: this place is done
                     t.explored.add(t.at)
+                else:  # in view but elsewhere; the skill may say where
+                    named = [fid for fid in t.fixtures if fid != t.at and re.search(rf"\b{re.escape(fid)}\b", out.summary)]
+                    if named and str(args.get("target", "")):
+                        t.current = Place(named[0], "the grasp saw it there", instance=str(args.get("target", "")), seen=True)
         elif tool == "place":
             if out.ok or "empty" in summary:
                 t.holding = False
@@ -482,6 +488,15 @@ class OfflinePolicy:
             return 0.0
         return score
 
+    def _ranked_found(self, t: _Task) -> list[tuple[str, str]]:
+        """Candidates seen so far, (instance, fixture), best fit to the describing clause first; only
+        what tells them apart counts (an attribute value they all share says nothing)."""
+        values = [{normal(str(v)) for v in attrs.values()} for attrs, _ in t.found.values()]
+        shared = set.intersection(*values) if len(values) > 1 else set()
+        scored = [(self._description_score(t, {k: v for k, v in attrs.items() if normal(str(v)) not in shared}), inst, fid)
+                  for inst, (attrs, fid) in t.found.items()]
+        return [(inst, fid) for _, inst, fid in sorted(scored, key=lambda x: (-x[0], x[1]))]
+
     def _description_score(self, t: _Task, attributes: dict) -> float:
         """How well an instance's attributes fit a describing clause ("easiest to grab")."""
         desc = t.parsed.description
@@ -562,6 +577,7 @@ class OfflinePolicy:
             ranked = sorted(stats, key=lambda i: (-moved(i), -stats[i]["count"], i))[:5]
         else:
             ranked = sorted(stats, key=lambda i: (-stats[i]["count"], i))[:3]
+        t.instance_order = list(ranked)
         for inst in ranked:
             t.instances.add(inst)
             node = self._node_for_instance(t, inst)
@@ -630,7 +646,8 @@ class OfflinePolicy:
             current = 1 if _get(n, "state", "current") == "current" else 0
             in_scope = 1 if _get(n, "parent", "") in t.scope_fixtures else 0
             if compare and in_scope:
-                t.found[props.get("instance_id") or nid] = (self._description_score(t, props), _get(n, "parent", ""))
+                t.found[props.get("instance_id") or nid] = ({k: v for k, v in props.items() if k not in INTERNAL_PROPS},
+                                                            _get(n, "parent", ""))
             candidates.append((in_scope, current, score, _get(n, "last_seen", 0.0), nid, n))
         if not compare:
             for *_, nid, n in sorted(candidates, key=lambda c: (-c[0], -c[1], -c[2], -c[3], c[4])):
@@ -642,10 +659,14 @@ class OfflinePolicy:
             for _, s in sightings:
                 if self._near_anchor(t, s.support, s.position) and s.object_id not in t.exclude:
                     add(s.support, f"{s.object_id or s.label} seen there", instance=s.object_id)
+        for fid, f in t.fixtures.items():  # containers whose known contents name the object
+            if any(self._label_ok(t, str(c)) for c in (_get(f, "contents", []) or [])) and \
+                    (not t.scope_strict or fid in t.scope_fixtures):
+                add(fid, "its contents include it")
         for fid, score in self._unexplored(t, only=t.scope_fixtures):  # the named or inherited scope first
             add(fid, "in scope, not yet searched", score)
         if compare:
-            for inst, (score, fid) in sorted(t.found.items(), key=lambda x: (-x[1][0], x[0])):
+            for inst, fid in self._ranked_found(t):
                 add(fid, f"{inst} seen there", instance=inst)
         if t.scope_strict:
             return places
@@ -739,26 +760,32 @@ class OfflinePolicy:
         labels = [f"the {_get(f, 'label', fixture_class(fid))}" for fid, f in items]
         if not labels:
             return []
-        sims = (self.embedder.embed([query]) @ self.embedder.embed(labels).T)[0]
+        unique = sorted(set(labels))  # identical labels must score identically (batches add float noise)
+        by_label = dict(zip(unique, (self.embedder.embed([query]) @ self.embedder.embed(unique).T)[0]))
+        sims = [round(float(by_label[x]), 4) for x in labels]
         hubs = self._hubs(t)
         top_hub = max(hubs.values(), default=0) or 1
+        # a kind never seen (or only its excluded referent: "the other one") is most likely shut away
+        unseen = not any(nid not in t.exclude and self._label_ok(t, _get(n, "label", "")) for nid, n in t.nodes.items())
         for (fid, f), sim in zip(items, sims):
             if fid in t.locked:
                 continue
             container = self._is_container(t, fid)
             if container and self._searched_without(t, fid):
                 continue  # searched moments ago and the object was not inside
+            contents = [str(c) for c in (_get(f, "contents", []) or [])]
+            known_without = container and contents and not any(self._label_ok(t, c) for c in contents)
             # a class seen before lies on surfaces; one never seen is most likely shut away
-            score = float(sim) + (0.5 if container == (not t.target_labels) else 0.0)
-            if not container and t.target_labels:  # surfaces where many things get put down
+            score = sim + (0.5 if container == unseen else 0.0) - (0.5 if known_without else 0.0)
+            if not container and not unseen:  # surfaces where many things get put down
                 score += HUB_WEIGHT * hubs.get(fid, 0) / top_hub
             out.append((fid, score))
-        return sorted(out, key=lambda x: (-x[1], x[0]))
+        return sorted(out, key=lambda x: (-round(x[1], 4), x[0]))
 
     # -- acting -------------------------------------------------------------------------------
     def _next_place(self, t: _Task) -> Optional[Place]:
         for place in t.places:
-            if place.fixture in t.explored or place.fixture in t.locked or t.open_failures[place.fixture] >= 2:
+            if place.fixture in t.explored or place.fixture in t.locked or t.open_failures[place.fixture] >= OPEN_TRIES:
                 continue
             return place
         return None
@@ -782,7 +809,7 @@ class OfflinePolicy:
 
     def _scope_left(self, t: _Task) -> bool:
         return any(pl.reason.startswith("in scope") and pl.fixture not in t.explored and pl.fixture not in t.locked
-                   and t.open_failures[pl.fixture] < 2 for pl in t.places)
+                   and t.open_failures[pl.fixture] < OPEN_TRIES for pl in t.places)
 
     def _act(self, t: _Task, remaining: int) -> Action:
         p = t.parsed
@@ -798,17 +825,17 @@ class OfflinePolicy:
             if hits and p.description and t.scope_fixtures:  # compare every candidate before choosing
                 for _, d in hits:
                     key = _get(d, "instance_id", "") or _get(d, "node_id", "") or _get(d, "label", "")
-                    t.found[key] = (self._description_score(t, _get(d, "attributes", {}) or {}), self._support_of(t, d))
+                    t.found[key] = (dict(_get(d, "attributes", {}) or {}), self._support_of(t, d))
                 if self._scope_left(t) and remaining > 4:
                     hits = []
                 else:
-                    best = max(t.found.items(), key=lambda x: (x[1][0], x[0]))
+                    best = self._ranked_found(t)[0]
                     hits = [(score, d) for score, d in hits
                             if (_get(d, "instance_id", "") or _get(d, "node_id", "") or _get(d, "label", "")) == best[0]]
-                    if not hits and best[1][1]:
-                        t.current = Place(best[1][1], "best match seen there", instance=best[0], seen=True)
+                    if not hits and best[1]:
+                        t.current = Place(best[1], "best match seen there", instance=best[0], seen=True)
                         t.looked, t.visible = False, []
-                        return Action("navigate", {"target": best[1][1]})
+                        return Action("navigate", {"target": best[1]})
             for score, d in hits:
                 support = self._support_of(t, d)
                 target = _get(d, "instance_id", "") or _get(d, "node_id", "") or _get(d, "label", "")
@@ -820,22 +847,22 @@ class OfflinePolicy:
                     return Action("navigate", {"target": support})
                 if p.intent == INTENT_LOCATE:
                     return Action("done", {"success": True, "reason": f"found {_get(d, 'label')} at {t.at}"})
-                if t.pick_failures[target] < 2:
+                if t.pick_failures[f"{target}@{t.at}"] < 2:
                     return Action("pick", {"target": target})
         if remaining <= 1:
             return Action("done", {"success": False, "reason": "budget spent before the object was found"})
         # 2. at a place not yet looked at: look (open first if it is a closed container)
         if p.description and t.scope_fixtures and t.found and not self._scope_left(t) and \
                 (t.current is None or not t.current.seen):
-            inst, (_, fid) = max(t.found.items(), key=lambda x: (x[1][0], x[0]))
+            inst, fid = self._ranked_found(t)[0]
             if fid and fid not in t.locked:
                 t.current = Place(fid, "best match seen there", instance=inst, seen=True)
                 t.looked = t.looked and t.at == fid
         place = t.current
         stale = place is not None and (
             (place.fixture in t.explored and not (place.seen and not (t.at == place.fixture and t.looked)))
-            or (place.seen and place.instance and t.pick_failures[place.instance] >= 2))
-        if place is None or stale or place.fixture in t.locked or t.open_failures[place.fixture] >= 2:
+            or (place.seen and place.instance and t.pick_failures[f"{place.instance}@{place.fixture}"] >= 2))
+        if place is None or stale or place.fixture in t.locked or t.open_failures[place.fixture] >= OPEN_TRIES:
             place = t.current = self._next_place(t)
         if place is None:
             return Action("done", {"success": False, "reason": "searched every plausible place"})
@@ -864,8 +891,10 @@ class OfflinePolicy:
         p = t.parsed
         if (p.description and t.scope_fixtures and not place.seen) or t.exclude or t.match_attrs:
             return ""
-        if place.instance:
-            return place.instance if not t.pick_failures[place.instance] else ""
+        if place.instance and not t.pick_failures[f"{place.instance}@{place.fixture}"]:
+            return place.instance
+        if t.instance_order:  # the instance the time or habit reference picked out, wherever it is now
+            return t.instance_order[0]
         if place.reason.startswith("weak") or t.instances or t.instance_nodes or not p.target:
             return ""
         if t.modifiers:  # "green folder": only attribute words perception itself reports

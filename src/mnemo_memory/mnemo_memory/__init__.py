@@ -12,6 +12,15 @@ In-process API (no ROS)::
     memory.search_position(x, y, radius=2.0, k=10, text="")  # radius <= 0: the k nearest
     memory.get(record_id) -> MemoryRecord (with embedding); memory.count(); memory.close()
 
+Indexing and speed (embedded engine, ``edge_store.EdgeTuning``): HNSW (m 16, ef_construct 64,
+search ef 64) over int8 scalar-quantized vectors kept in RAM, rescored with the float vectors;
+built one segment (~13k records) at a time as the store fills: ``MemoryService.add`` runs
+``store.optimize()`` when ``store.optimize_due()`` (blocking for seconds, GIL held, so queries
+wait meanwhile; bulk loaders may pass ``auto_optimize=False`` and call ``optimize()`` once).
+Time queries walk the stamp index from the range's end (``start_from``); spatial queries read
+positions only and fetch the k winners' payloads; the node reuses converted record messages.
+Numbers: ``python src/mnemo_memory/bench/bench_memory.py``.
+
 Errors are ``MnemoError`` (INVALID_ARGUMENT for bad input, NOT_FOUND for unknown ids,
 UNAVAILABLE when another process holds the store, FAILED for an embedding-model mismatch).
 

@@ -1,6 +1,10 @@
 """mnemo_interfaces messages <-> mnemo_memory core types."""
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from typing import Iterable
+
 from mnemo_common.ros import (
     pose2d_from_msg, pose2d_to_msg, pose3d_from_msg, pose3d_to_msg, sighting_from_msg, sighting_to_msg,
     time_from_msg, time_to_msg,
@@ -14,6 +18,42 @@ def record_to_msg(r: MemoryRecord) -> MemoryRecordMsg:
                            camera_pose=pose3d_to_msg(r.camera_pose), room=r.room, caption=r.caption,
                            labels=list(r.labels), sightings=[sighting_to_msg(s) for s in r.sightings],
                            raw_ref=r.raw_ref, score=float(r.score))
+
+
+class RecordMsgCache:
+    """The message parts of records already sent (stamp, poses, sightings: most of the conversion
+    time), keyed by record id, so a record answered again only gets its score filled in.
+
+    The parts are shared between responses and never mutated. Valid while this process is the
+    store's only writer (the embedded store's lock guarantees that): the writer calls
+    ``discard`` with every id it writes, since a write may replace a record."""
+
+    def __init__(self, capacity: int = 20_000):
+        self._parts: OrderedDict[str, tuple] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    def to_msg(self, r: MemoryRecord) -> MemoryRecordMsg:
+        with self._lock:
+            parts = self._parts.get(r.id)
+            if parts is not None:
+                self._parts.move_to_end(r.id)
+        if parts is None:
+            parts = (time_to_msg(r.stamp), pose2d_to_msg(r.robot_pose), pose3d_to_msg(r.camera_pose),
+                     [sighting_to_msg(s) for s in r.sightings])
+            with self._lock:
+                self._parts[r.id] = parts
+                if len(self._parts) > self._capacity:
+                    self._parts.popitem(last=False)
+        stamp, robot_pose, camera_pose, sightings = parts
+        return MemoryRecordMsg(id=r.id, stamp=stamp, robot_pose=robot_pose, camera_pose=camera_pose, room=r.room,
+                               caption=r.caption, labels=list(r.labels), sightings=sightings, raw_ref=r.raw_ref,
+                               score=float(r.score))
+
+    def discard(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            for i in ids:
+                self._parts.pop(i, None)
 
 
 def record_from_msg(m: MemoryRecordMsg) -> MemoryRecord:

@@ -87,7 +87,7 @@ class EdgeTuning:
         quant = qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=0.99, always_ram=True) if self.quantization else None
         return qe.EdgeConfig(
             vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot),
-            payload_memory=qe.Memory.Cached,
+            payload_memory=qe.Memory.Cached,  # Cold opens ~25% faster but made spatial queries 2-3x slower
             hnsw_config=qe.HnswIndexConfig(m=self.hnsw_m, ef_construct=self.hnsw_ef_construct,
                                            full_scan_threshold=self.full_scan_threshold_kb),
             quantization_config=quant,

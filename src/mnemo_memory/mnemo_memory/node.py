@@ -25,7 +25,7 @@ from mnemo_interfaces.srv import (
 )
 
 from mnemo_memory.caption import OfflineCaptioner, VlmCaptioner
-from mnemo_memory.conversions import record_to_msg, time_query_from_request
+from mnemo_memory.conversions import RecordMsgCache, record_to_msg, time_query_from_request
 from mnemo_memory.ingest import RateLimiter, RecordBuilder
 from mnemo_memory.service import MemoryService
 
@@ -88,6 +88,8 @@ class MemoryNode(Node):
         captioner = VlmCaptioner(ChatClient(llm), image_root=cfg.data_dir) if llm else OfflineCaptioner()
         self.builder = RecordBuilder(embedder, captioner,
                                      RateLimiter(cfg.min_interval, cfg.min_translation, cfg.min_rotation))
+        # converted records kept for repeated answers; only when this process is the sole writer
+        self._msgs = None if cfg.qdrant_url else RecordMsgCache()
         self._queue: queue.Queue = queue.Queue(maxsize=cfg.queue_size)
         self._stop = threading.Event()
         self._worker = threading.Thread(target=self._write_loop, name="memory-writer", daemon=True)
@@ -137,31 +139,42 @@ class MemoryNode(Node):
             try:
                 records = self.builder.build(batch)
                 if records:
-                    self.memory.add(records)
+                    self._store(records)
             except Exception as exc:  # noqa: BLE001 - keep ingesting; the batch is lost, say so
                 self.get_logger().error(f"writing {len(batch)} observations failed: {type(exc).__name__}: {exc}")
+
+    def _store(self, records) -> list[str]:
+        ids = self.memory.add(records)
+        if self._msgs is not None:
+            self._msgs.discard(ids)
+        return ids
+
+    def _to_msgs(self, records) -> list:
+        if self._msgs is None:
+            return [record_to_msg(r) for r in records]
+        return [self._msgs.to_msg(r) for r in records]
 
     # -- services --------------------------------------------------------------------------
     def _search_text(self, req, res):
         records = self.memory.search_text(req.text, req.k, memory_filter_from_msg(req.filter))
-        res.records = [record_to_msg(r) for r in records]
+        res.records = self._to_msgs(records)
         return res
 
     def _search_time(self, req, res):
         records = self.memory.search_time(k=req.k, text=req.text, filter=memory_filter_from_msg(req.filter),
                                           **time_query_from_request(req))
-        res.records = [record_to_msg(r) for r in records]
+        res.records = self._to_msgs(records)
         return res
 
     def _search_position(self, req, res):
         records = self.memory.search_position(req.x, req.y, req.radius, req.k, req.text,
                                               memory_filter_from_msg(req.filter))
-        res.records = [record_to_msg(r) for r in records]
+        res.records = self._to_msgs(records)
         return res
 
     def _get_record(self, req, res):
         record = self.memory.get(req.id)
-        res.record = record_to_msg(record)
+        res.record = self._to_msgs([record])[0]
         res.raw_path = raw_path(record.raw_ref, self.config.data_dir)
         return res
 
@@ -172,7 +185,7 @@ class MemoryNode(Node):
         records = self.builder.build([obs])
         res.stored = bool(records)
         if records:
-            res.id = self.memory.add(records)[0]
+            res.id = self._store(records)[0]
         return res
 
     def close(self) -> None:
@@ -186,7 +199,7 @@ class MemoryNode(Node):
                 break
         if remaining:
             try:
-                self.memory.add(self.builder.build(remaining))
+                self._store(self.builder.build(remaining))
             except Exception as exc:  # noqa: BLE001
                 self.get_logger().error(f"writing the last {len(remaining)} observations failed: {exc}")
         self.memory.close()

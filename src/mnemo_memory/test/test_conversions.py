@@ -4,7 +4,7 @@ from __future__ import annotations
 from mnemo_common.ros import time_to_msg
 from mnemo_common.types import MemoryRecord, Pose2D, Pose3D, Sighting
 from mnemo_interfaces.srv import SearchMemoryByTime
-from mnemo_memory.conversions import record_from_msg, record_to_msg, time_query_from_request
+from mnemo_memory.conversions import RecordMsgCache, record_from_msg, record_to_msg, time_query_from_request
 
 
 def test_record_round_trip():
@@ -26,3 +26,22 @@ def test_time_request_modes():
     assert time_query_from_request(req) == {"since": 10.0, "until": 20.5, "around": None}
     req = SearchMemoryByTime.Request(around=time_to_msg(86400.0))
     assert time_query_from_request(req) == {"since": None, "until": None, "around": 86400.0}
+
+
+def test_record_msg_cache_fills_scores_and_forgets_rewritten_records():
+    r = MemoryRecord(id="abc", stamp=5.5, robot_pose=Pose2D(1.0, 2.0, 0.1), camera_pose=Pose3D((1.0, 2.0, 1.2)), caption="a red mug", room="kitchen",
+                     labels=["mug"], sightings=[Sighting("mug", (1.0, 2.0, 0.8), {"color": "red"})], score=0.5)
+    cache = RecordMsgCache(capacity=2)
+    first = cache.to_msg(r)
+    r.score = 0.25
+    second = cache.to_msg(r)
+    assert second.sightings[0] is first.sightings[0]  # parts shared
+    assert (first.score, second.score) == (0.5, 0.25)
+    assert record_from_msg(second).sightings == record_from_msg(record_to_msg(r)).sightings
+    r.sightings = [Sighting("cup", (0.0, 0.0, 0.0))]
+    assert record_from_msg(cache.to_msg(r)).sightings[0].label == "mug"  # stale until discarded
+    cache.discard(["abc"])
+    assert record_from_msg(cache.to_msg(r)).sightings[0].label == "cup"
+    for i in range(3):  # bounded
+        cache.to_msg(MemoryRecord(id=f"r{i}", stamp=0.0, robot_pose=Pose2D(0, 0, 0), camera_pose=Pose3D((0, 0, 0)), caption=""))
+    assert len(cache._parts) == 2

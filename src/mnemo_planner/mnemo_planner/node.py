@@ -90,6 +90,9 @@ class PlannerNode(Node):
 
         self.create_subscription(Clock, names.CLOCK, self._on_clock, 10)
         self._busy = threading.Lock()
+        from mnemo_planner.offline_policy import DialogueContext
+
+        self.dialogue = DialogueContext()  # one conversation across goals: a follow-up continues the previous one
         self.action_server = ActionServer(
             self, RetrieveObject, names.RETRIEVE_OBJECT, execute_callback=self._execute,
             goal_callback=self._on_goal, cancel_callback=lambda _: CancelResponse.ACCEPT,
@@ -142,6 +145,8 @@ class PlannerNode(Node):
             self.get_logger().info(f"task {goal.task_id or '-'}: {goal.instruction!r} (budget {goal.budget})")
             try:
                 policy = make_policy(self.config)
+                if getattr(policy, "context", False) is None:
+                    policy.context = self.dialogue
                 outcome = await run_task_async(goal.instruction, int(goal.budget), policy, self.toolbox, self.now,
                                                on_step=on_step, should_cancel=canceled)
             except Exception as exc:  # noqa: BLE001 - the node keeps serving

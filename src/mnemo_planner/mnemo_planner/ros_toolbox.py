@@ -50,6 +50,7 @@ class RosToolbox:
                         for tool, (t, name) in SERVICES.items()}
         self.should_cancel: Callable[[], bool] = lambda: False
         self.call_seconds = 0.0
+        self.analysis_wait = 3.0  # s to wait for the interaction analyzer's verdict on a failed open
 
     def destroy(self) -> None:
         for client in self.clients.values():
@@ -208,19 +209,46 @@ class RosToolbox:
         detections = [detection_from_msg(d) for d in r.detections]
         return ToolOutcome(True, f"detect: {describe_detections(detections)}", {"detections": detections})
 
+    async def _open_history(self, target: str) -> Optional[tuple[dict, int]]:
+        """The fixture's properties and how many open attempts its task history holds (None when
+        the scene graph cannot tell)."""
+        try:
+            history = await self.call("node_history", srv.GetNodeHistory.Request(node_id=target),
+                                      timeout=min(2.0, self.service_timeout))
+        except MnemoError:
+            return None
+        props = {p.name: p.value for p in history.node.properties}
+        return props, sum(1 for h in history.node.task_history if str(h).startswith("open:"))
+
+    async def _sleep(self, seconds: float) -> None:
+        from rclpy.task import Future
+
+        done: Future = Future(executor=self.node.executor)
+        timer = self.node.create_timer(seconds, lambda: done.done() or done.set_result(None), callback_group=self.group)
+        try:
+            await done
+        finally:
+            timer.cancel()
+            self.node.destroy_timer(timer)
+
     async def _open(self, target: str) -> ToolOutcome:
+        before = await self._open_history(target)
         ok, text, r = await self._skill("open", target, srv.Open.Request(target=target))
         data: dict[str, Any] = {"interaction_id": r.interaction_id} if ok else {}
-        if not ok:  # the analyzer may already have told the scene graph why
-            try:
-                history = await self.call("node_history", srv.GetNodeHistory.Request(node_id=target),
-                                          timeout=min(2.0, self.service_timeout))
-                props = {p.name: p.value for p in history.node.properties}
-                if props.get("locked", "").lower() == "true":
+        if not ok and before is not None:
+            # The interaction analyzer judges the attempt from its signals and writes the verdict
+            # (locked, or a missed grasp) into the scene graph asynchronously: wait for this
+            # attempt's verdict, so a lock is known at once, as in process.
+            deadline = time.monotonic() + self.analysis_wait
+            while True:
+                now = await self._open_history(target)
+                if now is not None and now[0].get("locked", "").lower() == "true" and now[1] > before[1]:
                     data["locked"] = True
                     text += " (learned locked=true)"
-            except MnemoError:
-                pass
+                    break
+                if (now is not None and now[1] > before[1]) or time.monotonic() > deadline or self.should_cancel():
+                    break
+                await self._sleep(0.1)
         return ToolOutcome(ok, text, data)
 
     async def _close(self, target: str) -> ToolOutcome:

@@ -76,3 +76,50 @@ def test_words_ground_to_seen_labels_through_the_embedding(embedder, phrase, lab
                                           ("refrigerator", "fridge")])
 def test_places_ground_to_fixture_classes(embedder, phrase, label):
     assert match_phrase(phrase, FIXTURES, embedder)[0].candidate == label
+
+
+# -- multi-clause instructions: the asking clause, appositives, pronouns, follow-ups ------------------
+@pytest.mark.parametrize("text,expected", [
+    ("Where are my headphones? Bring them over.", dict(intent=INTENT_FETCH, target="headphones")),
+    ("I can't find my wallet, please bring it to me.", dict(target="wallet")),
+    ("Someone put a game controller in one of the office drawers; bring it to me.",
+     dict(target="game controller", relation="in", anchor="office drawers")),
+    ("I want to brush my teeth, I need toothpaste.", dict(target="toothpaste")),
+    ("I'm making a sandwich, can you get me the butter?", dict(target="butter")),
+    ("I need my reading glasses, the ones that usually live on the nightstand.",
+     dict(target="reading glasses", habit=True, relation="on", anchor="nightstand")),
+    ("Now bring me a pair of scissors, the one that is easiest to grab.",
+     dict(target="pair of scissors", description="is easiest to grab", followup=True)),
+    ("Bring me the steel water bottle, not the plastic one.", dict(target="steel water bottle")),
+    ("I'm freezing, get me something to keep warm.", dict(target="")),
+    ("Now find the ketchup.", dict(followup=True, target="ketchup")),
+    ("Bring me the ketchup.", dict(followup=False)),
+    ("And the mustard too.", dict(followup=True, target="mustard")),
+    ("Find the tape in the office drawers.", dict(intent=INTENT_LOCATE, scope="office drawers", target="tape")),
+    ("Get the book on the desk.", dict(intent=INTENT_FETCH, scope="")),
+])
+def test_multi_clause_instructions(text, expected):
+    parsed = parse_instruction(text, NOW)
+    for key, value in expected.items():
+        assert getattr(parsed, key) == value, (key, parsed)
+
+
+def test_matching_refers_to_the_context_object():
+    p = parse_instruction("The striped sock on the bed has lost its pair. Go to the drawer or wardrobe that "
+                          "holds the matching sock.", NOW)
+    assert p.intent == INTENT_LOCATE and p.scope == "drawer or wardrobe" and p.target == "striped sock"
+    assert p.match_of is not None and p.match_of.anchor == "bed"
+    p = parse_instruction("The wool hat on the chair is missing its twin. Take me to the cupboard that has the other one.",
+                          NOW)
+    assert p.match_of is not None and p.target == "wool hat" and p.scope == "cupboard"
+
+
+@pytest.mark.parametrize("text,asks,target", [
+    ("What is the title of the green book you saw on the coffee table yesterday?", "title", "green book"),
+    ("What's the brand of the coffee on the counter?", "brand", "coffee"),
+    ("What colour is the umbrella in the hallway?", "color", "umbrella"),
+    ("Which mug was on the desk this morning?", "which", "mug"),
+])
+def test_attribute_questions(text, asks, target):
+    p = parse_instruction(text, NOW)
+    assert p.intent == INTENT_RECALL and p.asks == asks and p.target == target, p

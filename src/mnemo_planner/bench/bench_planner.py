@@ -38,9 +38,15 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scenarios", default="", help="comma-separated scenario names (default: all shipped)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--files", default="", help="comma-separated household-scenario/1 files to run instead "
+                                                "(e.g. the held-out homes in src/mnemo_planner/test/data)")
     args = p.parse_args(argv)
     wanted = [s for s in args.scenarios.split(",") if s]
     scenarios = [s for s in list_scenarios() if not wanted or s.stem in wanted]
+    if args.files:
+        from pathlib import Path
+
+        scenarios = [Path(f) for f in args.files.split(",") if f]
     embedder = TimedEmbedder(get_embedder())
     embedder.embed(["warm up"])  # model load is not planner overhead
 
@@ -94,6 +100,9 @@ def main(argv=None) -> int:
     opt = sum(r.optimal_actions for r in ok)
     print(f"{'all':12}{len(runs):3d}{len(ok) / len(runs):9.2f}"
           f"{(sum(r.physical_actions for r in ok) / opt if opt else 0):29.2f}")
+    per_task = [r.physical_actions / r.optimal_actions for r in ok if r.optimal_actions]
+    if per_task:
+        print(f"mean of per-task actions/optimal (successes): {statistics.mean(per_task):.2f}")
     failed = [(s, r) for s, r in runs if not r.success]
     if failed:
         print("\nfailed: " + ", ".join(f"{s}/{r.task_id} ({r.detail})" for s, r in failed))

@@ -236,6 +236,22 @@ class _Item:
         return _color_of(self.attributes)
 
 
+# Colour names that lighting and viewing angle make a camera confuse for one surface (measured
+# colour flips between them frame to frame); only colours outside these neighbourhoods veto a match.
+_COLOR_NEIGHBOURS = {frozenset(p) for p in (
+    ("white", "silver"), ("white", "grey"), ("silver", "grey"), ("grey", "black"), ("silver", "black"),
+    ("red", "pink"), ("red", "orange"), ("red", "brown"), ("orange", "yellow"), ("orange", "brown"),
+    ("yellow", "brown"), ("blue", "purple"), ("purple", "pink"), ("gray", "grey"),
+)}
+
+
+def colors_compatible(a: str, b: str) -> bool:
+    """Whether two colour names can describe the same object (unknown colours never veto)."""
+    if not a or not b or a == b:
+        return True
+    return frozenset((a, b)) in _COLOR_NEIGHBOURS
+
+
 def _color_of(attributes: dict[str, str]) -> str:
     for key in COLOR_KEYS:
         if attributes.get(key):
@@ -631,8 +647,7 @@ class SceneGraph:
     def _compatible(self, item: _Item, node: GraphNode) -> bool:
         if not self.config.color_veto:
             return True
-        a, b = item.color, normalize_label(node.prop("color") or node.prop("colour"))
-        return not (a and b and a != b)
+        return colors_compatible(item.color, normalize_label(node.prop("color") or node.prop("colour")))
 
     def _match(self, items: list[_Item], nodes: list[GraphNode]) -> dict[int, GraphNode]:
         """One-to-one assignment of a frame's same-label items to nodes within the gate
@@ -811,7 +826,7 @@ class SceneGraph:
         color = normalize_label(node.prop("color"))
         others = [n for n in self.query(label=node.label, kind=KIND_OBJECT, include_stale=True)
                   if n.id != node.id and n.first_seen > node.last_seen
-                  and not (color and n.prop("color") and normalize_label(n.prop("color")) != color)]
+                  and colors_compatible(color, normalize_label(n.prop("color")))]
         if len(others) != 1:
             return ""
         other = others[0]

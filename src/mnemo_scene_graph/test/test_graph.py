@@ -301,3 +301,14 @@ def test_snapshot_round_trip_and_replay_equivalence():
     resumed = SceneGraph.from_dict(half.to_dict())
     resumed.replay(log)
     assert resumed.to_dict() == snap
+
+
+def test_colour_names_that_lighting_confuses_do_not_split_an_object():
+    from mnemo_scene_graph.graph import colors_compatible
+
+    g = SceneGraph()
+    first = g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="grey")], stamp=1.0).node_ids[0]
+    again = g.integrate_detections([det("vase", (1.04, 1.0, 0.9), color="silver")], stamp=2.0).node_ids[0]
+    assert again == first and len(g.query(label="vase")) == 1
+    assert colors_compatible("white", "silver") and not colors_compatible("red", "blue")
+    assert colors_compatible("", "red")

@@ -95,7 +95,7 @@ def _query(args) -> int:
     from mnemo_common.ros import memory_filter_to_msg, time_to_msg
     from mnemo_interfaces.srv import SearchMemoryByPosition, SearchMemoryByText, SearchMemoryByTime
 
-    from mnemo_memory.conversions import record_from_msg
+    from mnemo_common.ros import memory_record_from_msg
 
     by = choose_index(args)
     f = MemoryFilter(room=args.room, labels=list(args.label))
@@ -147,7 +147,7 @@ def _query(args) -> int:
     if res.error_code:
         print(f"mnemo memory query: error {res.error_code}: {res.error_msg}", file=sys.stderr)
         return 1
-    records = [record_from_msg(m) for m in res.records]
+    records = [memory_record_from_msg(m) for m in res.records]
     print(f"{len(records)} records ({by} index)")
     for r in records:
         print(f"{r.score:8.3f}  {format_time(r.stamp)}  ({r.robot_pose.x:6.2f}, {r.robot_pose.y:6.2f})  "

@@ -25,7 +25,8 @@ from mnemo_interfaces.srv import (
 )
 
 from mnemo_memory.caption import OfflineCaptioner, VlmCaptioner
-from mnemo_memory.conversions import RecordMsgCache, record_to_msg, time_query_from_request
+from mnemo_common.ros import memory_record_to_msg
+from mnemo_memory.conversions import RecordMsgCache, time_query_from_request
 from mnemo_memory.ingest import RateLimiter, RecordBuilder
 from mnemo_memory.service import MemoryService
 
@@ -151,7 +152,7 @@ class MemoryNode(Node):
 
     def _to_msgs(self, records) -> list:
         if self._msgs is None:
-            return [record_to_msg(r) for r in records]
+            return [memory_record_to_msg(r) for r in records]
         return [self._msgs.to_msg(r) for r in records]
 
     # -- services --------------------------------------------------------------------------

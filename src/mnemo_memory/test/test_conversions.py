@@ -4,7 +4,8 @@ from __future__ import annotations
 from mnemo_common.ros import time_to_msg
 from mnemo_common.types import MemoryRecord, Pose2D, Pose3D, Sighting
 from mnemo_interfaces.srv import SearchMemoryByTime
-from mnemo_memory.conversions import RecordMsgCache, record_from_msg, record_to_msg, time_query_from_request
+from mnemo_common.ros import memory_record_from_msg as record_from_msg, memory_record_to_msg as record_to_msg
+from mnemo_memory.conversions import RecordMsgCache, time_query_from_request
 
 
 def test_record_round_trip():

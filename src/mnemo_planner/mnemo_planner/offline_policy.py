@@ -135,6 +135,9 @@ class _Task:
     instance_order: list[str] = field(default_factory=list)  # instances the reference picks out, best first
     asked_key: Optional[str] = None  # recall: the attribute asked for ("" none)
     found: dict = field(default_factory=dict)  # comparison mode: instance -> (score, fixture)
+    moves: int = 0  # successful navigations and openings: each one changes what is in view
+    refreshed: int = -1  # the `moves` count at the last look at the scene graph after arriving
+    refreshing: bool = False  # the scene-graph query in flight is such a look
     label_cache: dict = field(default_factory=dict)
     container_cache: dict = field(default_factory=dict)
     desc_cache: dict = field(default_factory=dict)
@@ -198,17 +201,22 @@ class OfflinePolicy:
             t.holding = True
             return
         if tool == "query_scene_graph":
+            refresh, t.refreshing = t.refreshing, False
+            before = _get(t.fixtures.get(t.at), "last_seen", None) if refresh else None
             t.surveyed = True
             for n in data.get("nodes", []) if out.ok else []:
                 (t.fixtures if _get(n, "kind") == "fixture" else t.nodes)[_get(n, "id")] = n
                 if _get(n, "kind") == "fixture" and self._known_locked(n):
                     t.locked.add(_get(n, "id"))
+            if refresh and out.ok:
+                self._read_view(t, before)
         elif tool.startswith("search_memory"):
             t.memory_asked = True
             if out.ok:
                 t.records.extend(data.get("records", []))
         elif tool == "navigate":
             t.at = str(data.get("at_fixture", "")) if out.ok else ""
+            t.moves += 1
             pose = data.get("robot_pose") if out.ok else None
             t.robot_xy = (float(pose[0]), float(pose[1])) if pose else None
             t.looked, t.visible = False, []
@@ -216,6 +224,7 @@ class OfflinePolicy:
             target = str(args.get("target", ""))
             if out.ok:
                 t.opened.add(target)
+                t.moves += 1
             elif data.get("locked") or "lock" in summary:
                 t.locked.add(target)
             elif "nothing to open" in summary:
@@ -249,6 +258,27 @@ class OfflinePolicy:
                 t.holding = False
             else:
                 t.place_failed.add(str(args.get("target", "")))
+
+    def _read_view(self, t: _Task, before: Optional[float]) -> None:
+        """A look at the scene graph right after arriving (or opening): perception runs all the time,
+        so the graph already holds what the camera saw there. When the fixture itself was seen anew,
+        the objects seen with it are what is in view now: a look, as `detect` gives, for no physical
+        action. Inconclusive (nothing changes) when the graph has not taken in that view yet, or
+        when what it saw carries no instance ids to grasp by."""
+        seen = _get(t.fixtures.get(t.at), "last_seen", None)
+        if before is None or seen is None or float(seen) <= float(before):
+            return
+        fresh = [n for n in t.nodes.values()
+                 if _get(n, "state", "current") == "current" and float(_get(n, "last_seen", -math.inf)) >= float(seen) - 1e-3]
+        if any(not self._node_props(n).get("instance_id") for n in fresh):
+            return
+        t.visible = [{"label": _get(n, "label", ""), "kind": "object",
+                      "instance_id": str(self._node_props(n).get("instance_id")), "node_id": _get(n, "id", ""),
+                      "attributes": {k: v for k, v in self._node_props(n).items() if k not in INTERNAL_PROPS},
+                      "centroid": _get(n, "position", None), "support": _get(n, "parent", "") or ""}
+                     for n in fresh]
+        t.looked, t.in_container = True, False
+        t.explored.add(t.at)
 
     @staticmethod
     def _known_locked(node: Any) -> bool:
@@ -487,6 +517,25 @@ class OfflinePolicy:
         if score and (not self._attrs_ok(t, attrs) or not self._same_as_referent(t, attrs)):
             return 0.0
         return score
+
+    def _rank_view(self, t: _Task, ranked: list) -> list:
+        """Order a view read from the scene graph, where each thing's support is known: the instance
+        memory picked out first, then what lies where the robot stands; a thing elsewhere than a
+        place the instruction gives in the present tense ("the mug on the counter") does not count."""
+        p = t.parsed
+        present = (t.anchor_fixtures and p.window is None and not p.habit
+                   and not re.search(r"\b(was|were|used to|had|earlier|before|last)\b", p.text.lower()))
+        out = []
+        for score, i, d in ranked:
+            support = _get(d, "support", "")
+            if score > 0 and present and support and not self._near_anchor(t, support, _get(d, "centroid", None)):
+                score = 0.0
+            inst = _get(d, "instance_id", "")
+            picked = inst in t.instance_order
+            order = t.instance_order.index(inst) if picked else 0
+            out.append((score, (not picked, order, support != t.at, i), d))
+        out.sort(key=lambda x: (-x[0], x[1]))
+        return [(score, key[-1], d) for score, key, d in out]
 
     def _ranked_found(self, t: _Task) -> list[tuple[str, str]]:
         """Candidates seen so far, (instance, fixture), best fit to the describing clause first; only
@@ -766,14 +815,21 @@ class OfflinePolicy:
         hubs = self._hubs(t)
         top_hub = max(hubs.values(), default=0) or 1
         # a kind never seen (or only its excluded referent: "the other one") is most likely shut away
-        unseen = not any(nid not in t.exclude and self._label_ok(t, _get(n, "label", "")) for nid, n in t.nodes.items())
+        # (an instance seen that cannot be the one asked for, like a glove of another colour, does not count)
+        unseen = not any(nid not in t.exclude and self._label_ok(t, _get(n, "label", ""))
+                         and self._attrs_ok(t, self._node_props(n)) and self._same_as_referent(t, self._node_props(n))
+                         for nid, n in t.nodes.items())
+        inside: dict[str, list[str]] = {}  # what the camera saw inside each container
+        for n in t.nodes.values():
+            if _get(n, "relation", "") == "in" and _get(n, "parent", "") and _get(n, "state", "current") == "current":
+                inside.setdefault(_get(n, "parent", ""), []).append(str(_get(n, "label", "")))
         for (fid, f), sim in zip(items, sims):
             if fid in t.locked:
                 continue
             container = self._is_container(t, fid)
             if container and self._searched_without(t, fid):
                 continue  # searched moments ago and the object was not inside
-            contents = [str(c) for c in (_get(f, "contents", []) or [])]
+            contents = [str(c) for c in (_get(f, "contents", []) or [])] + inside.get(fid, [])
             known_without = container and contents and not any(self._label_ok(t, c) for c in contents)
             # a class seen before lies on surfaces; one never seen is most likely shut away
             score = sim + (0.5 if container == unseen else 0.0) - (0.5 if known_without else 0.0)
@@ -794,6 +850,8 @@ class OfflinePolicy:
         """The fixture a detection lies on or in: the container just peeked into, else the nearest fixture."""
         if t.in_container:
             return t.at
+        if _get(d, "support", ""):  # the scene graph knows what it rests on
+            return _get(d, "support", "")
         c = _get(d, "centroid", None)
         if c is None or not t.fixtures:
             return t.at
@@ -821,6 +879,8 @@ class OfflinePolicy:
         if t.looked and t.visible:
             ranked = sorted(((self._is_target_detection(t, d), i, d) for i, d in enumerate(t.visible)),
                             key=lambda x: (-x[0], x[1]))
+            if any(_get(d, "support", "") for d in t.visible):  # a view read from the scene graph
+                ranked = self._rank_view(t, ranked)
             hits = [(score, d) for score, _, d in ranked if score > 0]
             if hits and p.description and t.scope_fixtures:  # compare every candidate before choosing
                 for _, d in hits:
@@ -873,6 +933,10 @@ class OfflinePolicy:
         container = self._is_container(t, place.fixture)
         if container and place.fixture not in t.opened and not self._known_open(t, place.fixture):
             return Action("open", {"target": place.fixture})
+        if not t.looked and not place.seen and self.use_scene_graph and t.surveyed and \
+                t.refreshed != t.moves and remaining > 2:
+            t.refreshed, t.refreshing = t.moves, True  # what did the camera see on arriving?
+            return Action("query_scene_graph", {"include_stale": True})
         if not t.looked:
             if p.intent != INTENT_LOCATE and place.fixture not in t.pick_tried:
                 target = self._blind_pick_target(t, place)

@@ -51,6 +51,9 @@ class RosToolbox:
         self.should_cancel: Callable[[], bool] = lambda: False
         self.call_seconds = 0.0
         self.analysis_wait = 3.0  # s to wait for the interaction analyzer's verdict on a failed open
+        self.view_wait = 1.0  # s to wait for the scene graph to take in the view after arriving or opening
+        self._fixture_seen: dict[str, float] = {}  # fixture -> last_seen in the newest scene-graph answer
+        self._arrived = ""  # fixture the robot reached (or opened) since the last scene-graph query
 
     def destroy(self) -> None:
         for client in self.clients.values():
@@ -155,10 +158,22 @@ class RosToolbox:
     # -- scene graph and keyframes --------------------------------------------------------------
     async def _query_scene_graph(self, label: str = "", attributes: Optional[dict] = None, in_fixture: str = "",
                                  room: str = "", include_stale: bool = False, k: int = 0) -> ToolOutcome:
-        response = await self.call("query_scene_graph", srv.QueryObjects.Request(
-            label=label, attributes=kv_to_msgs(attributes or {}), in_fixture=in_fixture, room=room,
-            include_stale=include_stale, k=int(k)))
-        nodes = [node_dict_from_msg(m) for m in response.nodes]
+        request = srv.QueryObjects.Request(label=label, attributes=kv_to_msgs(attributes or {}), in_fixture=in_fixture,
+                                           room=room, include_stale=include_stale, k=int(k))
+        # The sim or robot publishes what the camera saw on arriving before the skill answers, but
+        # the scene-graph node takes it in on its own schedule: when the fixture just reached is in
+        # the answer and not seen anew yet, ask again for a moment (as in process, the view is there).
+        arrived, self._arrived = self._arrived, ""
+        before = self._fixture_seen.get(arrived)
+        deadline = time.monotonic() + self.view_wait
+        while True:
+            nodes = [node_dict_from_msg(m) for m in (await self.call("query_scene_graph", request)).nodes]
+            seen = {n["id"]: n["last_seen"] for n in nodes if n.get("kind") == "fixture"}
+            if before is None or arrived not in seen or seen[arrived] > before \
+                    or time.monotonic() > deadline or self.should_cancel():
+                break
+            await self._sleep(0.05)
+        self._fixture_seen.update(seen)
         return ToolOutcome(True, describe_nodes(nodes), {"nodes": nodes})
 
     async def _node_history(self, node_id: str) -> ToolOutcome:
@@ -199,6 +214,7 @@ class RosToolbox:
         if not ok:
             return ToolOutcome(False, text, {})
         p = pose2d_from_msg(r.robot_pose)
+        self._arrived = r.at_fixture
         return ToolOutcome(True, f"at {r.at_fixture or (round(p.x, 2), round(p.y, 2))} in {r.room}",
                            {"at_fixture": r.at_fixture, "room": r.room, "robot_pose": (p.x, p.y, p.yaw)})
 
@@ -235,6 +251,8 @@ class RosToolbox:
         before = await self._open_history(target)
         ok, text, r = await self._skill("open", target, srv.Open.Request(target=target))
         data: dict[str, Any] = {"interaction_id": r.interaction_id} if ok else {}
+        if ok:
+            self._arrived = target
         if not ok and before is not None:
             # The interaction analyzer judges the attempt from its signals and writes the verdict
             # (locked, or a missed grasp) into the scene graph asynchronously: wait for this

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 import numpy as np
 
@@ -269,10 +269,16 @@ def visible_now(world: World, config: Optional[CameraConfig] = None) -> tuple[li
     return ([o for o, v in zip(view.object_ids, obj) if v], [f for f, v in zip(view.fixture_ids, fix) if v])
 
 
-def observe(world: World, config: Optional[CameraConfig] = None) -> Observation:
-    """One oracle observation from the robot's current pose at the world's current time."""
+def observe(world: World, config: Optional[CameraConfig] = None, extra_objects: Iterable[str] = ()) -> Observation:
+    """One oracle observation from the robot's current pose at the world's current time.
+
+    ``extra_objects``: objects of the robot's room seen although outside the camera's usual view
+    (what lies on the fixture the robot stands at, with the head looking down at it)."""
     config = config or DEFAULT_CAMERA
     room, view, obj, fix = _masks_now(world, config)
+    extra = set(extra_objects)
+    if extra:
+        obj = obj | np.array([o in extra for o in view.object_ids], dtype=bool)
     sightings = view.sightings(obj, fix)
     return Observation(stamp=world.t, robot_pose=world.robot_pose, camera_pose=camera_pose(world.robot_pose, config),
                        room=room, sightings=sightings, caption=view.caption(room, obj, fix, sightings),

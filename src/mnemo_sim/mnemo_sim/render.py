@@ -52,6 +52,15 @@ def _choose_gl_backend() -> None:
         backend = "egl" if ctypes.util.find_library("EGL") or not ctypes.util.find_library("OSMesa") else "osmesa"
         os.environ["MUJOCO_GL"] = backend
     os.environ.setdefault("PYOPENGL_PLATFORM", os.environ["MUJOCO_GL"])
+    # triton (pulled in by torch/transformers when the embedding model loads) brings its own LLVM;
+    # loading it after Mesa has made a GL context segfaults the process. Loaded first, both coexist.
+    import importlib.util
+
+    if importlib.util.find_spec("triton") is not None:
+        try:
+            import triton  # noqa: F401
+        except Exception:  # noqa: BLE001 - a broken triton only matters to code that needs it
+            pass
 
 
 _choose_gl_backend()

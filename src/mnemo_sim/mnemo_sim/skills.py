@@ -21,7 +21,8 @@ timeline keeps playing.
 - ``pick(target)``: an instance id or a label of an object in view and within reach (on or in the
   fixture the robot stands at). One object at a time.
 - ``place(target)``: put the held object on a surface or into an open container the robot is at.
-- ``observe()``: the current oracle observation (``patrol.observe``).
+- ``observe()``: the current oracle observation (``patrol.observe``), plus what lies on or in the open
+  fixture the robot stands at.
 
 Each attempted skill (a call whose target names something that exists) counts in ``physical_actions``
 and emits an ``InteractionEvent`` to ``events`` and to every callable in ``listeners``; ``frame_refs``
@@ -185,7 +186,15 @@ class SimRobot:
 
     # ------------------------------------------------------------------ skills
     def observe(self) -> Observation:
-        return observe(self.world, self.config.camera)
+        """What the camera sees now; at a fixture the head looks down at it, so what lies openly
+        on (or in the open) fixture is seen too, as ``detect`` would."""
+        here = self.world.at_fixture
+        extra: list[str] = []
+        if here:
+            f = self._sc.fixture_by_id[here]
+            if not f.is_container or self.world.is_open(here):
+                extra = self.world.present_objects_at(here)
+        return observe(self.world, self.config.camera, extra)
 
     def navigate(self, target: str = "", pose: Optional[Pose2D] = None) -> SkillResult:
         world = self.world

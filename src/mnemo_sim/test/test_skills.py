@@ -190,3 +190,21 @@ def test_robot_side_never_sees_hidden_truth(small_data):
     for o in outputs:
         ids = {getattr(o, "picked_id", "")} | {d.instance_id for d in getattr(o, "detections", [])}
         assert not ({"secret_1", "keys_1"} & ids)
+
+
+def test_observation_at_a_fixture_includes_what_lies_on_it(small):
+    """The head looks down at the fixture the robot stands at: its observation holds what lies
+    on it (or in it, once open), as detect does; what is inside a closed container stays unseen."""
+    r = robot(small)
+    for fixture in small.fixtures:
+        r.navigate(fixture.id)
+        on_it = set(r.world.present_objects_at(fixture.id))
+        seen = {s.object_id for s in r.observe().sightings}
+        if fixture.is_container and not r.world.is_open(fixture.id):
+            assert not (on_it & seen) - {d.instance_id for d in r.detect("").detections}
+        else:
+            assert on_it <= seen, fixture.id
+            assert on_it <= {d.instance_id for d in r.detect("").detections}
+    r.navigate("cabinet_1")
+    if r.open("cabinet_1").success:
+        assert set(r.world.present_objects_at("cabinet_1")) <= {s.object_id for s in r.observe().sightings}

@@ -138,6 +138,7 @@ class _Task:
     moves: int = 0  # successful navigations and openings: each one changes what is in view
     refreshed: int = -1  # the `moves` count at the last look at the scene graph after arriving
     refreshing: bool = False  # the scene-graph query in flight is such a look
+    views: Counter = field(default_factory=Counter)  # looks that told what is in view / that could not
     label_cache: dict = field(default_factory=dict)
     container_cache: dict = field(default_factory=dict)
     desc_cache: dict = field(default_factory=dict)
@@ -203,13 +204,15 @@ class OfflinePolicy:
         if tool == "query_scene_graph":
             refresh, t.refreshing = t.refreshing, False
             before = _get(t.fixtures.get(t.at), "last_seen", None) if refresh else None
+            known_here = {nid for nid, n in t.nodes.items() if _get(n, "parent", "") == t.at
+                          and _get(n, "state", "current") == "current" and not self._label_ok(t, _get(n, "label", ""))}
             t.surveyed = True
             for n in data.get("nodes", []) if out.ok else []:
                 (t.fixtures if _get(n, "kind") == "fixture" else t.nodes)[_get(n, "id")] = n
                 if _get(n, "kind") == "fixture" and self._known_locked(n):
                     t.locked.add(_get(n, "id"))
             if refresh and out.ok:
-                self._read_view(t, before)
+                t.views["told" if self._read_view(t, before, known_here) else "not"] += 1
         elif tool.startswith("search_memory"):
             t.memory_asked = True
             if out.ok:
@@ -259,26 +262,33 @@ class OfflinePolicy:
             else:
                 t.place_failed.add(str(args.get("target", "")))
 
-    def _read_view(self, t: _Task, before: Optional[float]) -> None:
+    def _read_view(self, t: _Task, before: Optional[float], known_here: set) -> bool:
         """A look at the scene graph right after arriving (or opening): perception runs all the time,
         so the graph already holds what the camera saw there. When the fixture itself was seen anew,
         the objects seen with it are what is in view now: a look, as `detect` gives, for no physical
-        action. Inconclusive (nothing changes) when the graph has not taken in that view yet, or
-        when what it saw carries no instance ids to grasp by."""
+        action. Inconclusive (nothing changes) when the graph has not taken in that view yet, when
+        what it saw carries no instance ids to grasp by, when the view missed everything else
+        believed to lie there (it may have missed the object too), or when it saw a candidate
+        without knowing what that rests on: then look or grasp as before."""
         seen = _get(t.fixtures.get(t.at), "last_seen", None)
         if before is None or seen is None or float(seen) <= float(before):
-            return
+            return False
         fresh = [n for n in t.nodes.values()
                  if _get(n, "state", "current") == "current" and float(_get(n, "last_seen", -math.inf)) >= float(seen) - 1e-3]
         if any(not self._node_props(n).get("instance_id") for n in fresh):
-            return
+            return False
+        if known_here and not known_here & {_get(n, "id", "") for n in fresh}:
+            return False
+        if any(not _get(n, "parent", "") and self._label_ok(t, _get(n, "label", "")) for n in fresh):
+            return False  # a candidate seen, but not what it rests on: look as before
         t.visible = [{"label": _get(n, "label", ""), "kind": "object",
                       "instance_id": str(self._node_props(n).get("instance_id")), "node_id": _get(n, "id", ""),
                       "attributes": {k: v for k, v in self._node_props(n).items() if k not in INTERNAL_PROPS},
-                      "centroid": _get(n, "position", None), "support": _get(n, "parent", "") or ""}
+                      "centroid": _get(n, "position", None), "support": _get(n, "parent", "")}
                      for n in fresh]
         t.looked, t.in_container = True, False
         t.explored.add(t.at)
+        return True
 
     @staticmethod
     def _known_locked(node: Any) -> bool:
@@ -933,8 +943,9 @@ class OfflinePolicy:
         container = self._is_container(t, place.fixture)
         if container and place.fixture not in t.opened and not self._known_open(t, place.fixture):
             return Action("open", {"target": place.fixture})
+        # (stop asking once two looks told nothing: this graph does not take views in that way)
         if not t.looked and not place.seen and self.use_scene_graph and t.surveyed and \
-                t.refreshed != t.moves and remaining > 2:
+                t.refreshed != t.moves and remaining > 2 and not (t.views["not"] >= 2 and not t.views["told"]):
             t.refreshed, t.refreshing = t.moves, True  # what did the camera see on arriving?
             return Action("query_scene_graph", {"include_stale": True})
         if not t.looked:

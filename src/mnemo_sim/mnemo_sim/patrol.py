@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Iterator, Optional
 
 import numpy as np
@@ -269,13 +269,20 @@ def visible_now(world: World, config: Optional[CameraConfig] = None) -> tuple[li
     return ([o for o, v in zip(view.object_ids, obj) if v], [f for f, v in zip(view.fixture_ids, fix) if v])
 
 
-def observe(world: World, config: Optional[CameraConfig] = None, extra_objects: Iterable[str] = ()) -> Observation:
+def observe(world: World, config: Optional[CameraConfig] = None, extra_objects: Iterable[str] = (),
+            look_pitch: Optional[float] = None) -> Observation:
     """One oracle observation from the robot's current pose at the world's current time.
 
-    ``extra_objects``: objects of the robot's room seen although outside the camera's usual view
-    (what lies on the fixture the robot stands at, with the head looking down at it)."""
+    ``look_pitch``: the head also tilts down to this pitch (rad) to look at the fixture in front;
+    the observation holds what either view shows and carries the tilted camera pose.
+    ``extra_objects``: objects of the robot's room seen although the visibility rule misses them
+    (what lies on the fixture the robot stands at and looks at)."""
     config = config or DEFAULT_CAMERA
     room, view, obj, fix = _masks_now(world, config)
+    if look_pitch is not None:
+        config = replace(config, pitch=float(look_pitch))
+        _, _, obj_down, fix_down = _masks_now(world, config)
+        obj, fix = obj | obj_down, fix | fix_down
     extra = set(extra_objects)
     if extra:
         obj = obj | np.array([o in extra for o in view.object_ids], dtype=bool)

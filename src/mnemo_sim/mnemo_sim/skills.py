@@ -42,7 +42,7 @@ from mnemo_common.types import Detection, InteractionEvent, Observation, Pose2D,
 
 from .navigation import approach_pose, path_length, plan_path
 from .patrol import DEFAULT_CAMERA, CameraConfig, observe, visible_now
-from .world import World
+from .world import World, container_floor_z
 
 _STOP_WORDS = {"a", "an", "the", "of", "on", "in", "with", "me", "my", "some", "any", "and", "to", "that", "is"}
 
@@ -185,16 +185,28 @@ class SimRobot:
         return None
 
     # ------------------------------------------------------------------ skills
+    def look_pitch(self) -> Optional[float]:
+        """At a fixture, the head pitch (rad, down) that points the camera at its top, or at its
+        inner floor when it is a container; None elsewhere."""
+        here = self.world.at_fixture
+        if not here:
+            return None
+        f = self._sc.fixture_by_id[here]
+        cam, pose = self.config.camera, self.world.robot_pose
+        cx, cy = pose.x + cam.forward * math.cos(pose.yaw), pose.y + cam.forward * math.sin(pose.yaw)
+        target_z = container_floor_z(f) + 0.1 if f.is_container else f.size[2]  # where things stand
+        return math.atan2(cam.height - target_z, max(0.2, math.hypot(f.pose[0] - cx, f.pose[1] - cy)))
+
     def observe(self) -> Observation:
-        """What the camera sees now; at a fixture the head looks down at it, so what lies openly
-        on (or in the open) fixture is seen too, as ``detect`` would."""
+        """What the camera sees now. At a fixture the head also looks down at it (the camera pose
+        reported is that one), so what lies on it, or in it when open, is seen as ``detect`` sees it."""
         here = self.world.at_fixture
         extra: list[str] = []
         if here:
             f = self._sc.fixture_by_id[here]
             if not f.is_container or self.world.is_open(here):
                 extra = self.world.present_objects_at(here)
-        return observe(self.world, self.config.camera, extra)
+        return observe(self.world, self.config.camera, extra, look_pitch=self.look_pitch())
 
     def navigate(self, target: str = "", pose: Optional[Pose2D] = None) -> SkillResult:
         world = self.world

@@ -13,7 +13,7 @@ import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
 from geometry_msgs.msg import Point, Pose, Pose2D as Pose2DMsg, PoseStamped
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
@@ -28,12 +28,14 @@ T = TypeVar("T")
 
 # -- main ----------------------------------------------------------------------------
 def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, threads: int = 4) -> None:
-    """The one main() of every mnemo node: init, spin a multi-threaded executor, shut down cleanly."""
+    """The one main() of every mnemo node: init, spin an executor (multi-threaded unless the node or
+    the caller asks for one thread), shut down cleanly."""
     rclpy.init(args=args)
     node = None
     try:
         node = factory()
-        executor = MultiThreadedExecutor(num_threads=threads)
+        threads = int(getattr(node, "executor_threads", threads))  # a node may choose (a parameter)
+        executor = MultiThreadedExecutor(num_threads=threads) if threads > 1 else SingleThreadedExecutor()
         executor.add_node(node)
         executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):

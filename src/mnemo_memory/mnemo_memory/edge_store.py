@@ -15,7 +15,7 @@ Indexing (``EdgeTuning``): new records land in an appendable segment searched by
 qdrant-edge runs no background optimizer: ``optimize()`` (blocking, and it holds the GIL, so
 every thread of the process waits) turns segments larger than the indexing threshold into HNSW
 segments with int8 scalar quantization kept in RAM; searches walk the graph on the int8 vectors
-and rescore the best candidates with the float vectors. ``optimize_due()`` says when enough
+and rescore the best candidates with the (memory-mapped) float vectors. ``optimize_due()`` says when enough
 unindexed records have accumulated (about one segment, ~13k 384-d records); MemoryService calls
 it after each write, so an index is built one bounded segment at a time as the store fills.
 """
@@ -82,11 +82,15 @@ class EdgeTuning:
     indexing_threshold_kb: int = 20_000  # segments above this get an HNSW index (~13k 384-d vectors)
     max_segment_size_kb: int = 60_000    # merges stop here, so no optimize pass rebuilds more than this
     segments: int = 8                    # target segment count before small segments are merged
+    # Float vectors memory-mapped, read on demand: only the few rescored per query are touched, and
+    # a reopen does not read every vector into RAM (100k: 0.80 s instead of 1.07 s in the same bench run).
+    vectors_cold: bool = True
 
     def config(self, dim: int) -> "qe.EdgeConfig":
         quant = qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=0.99, always_ram=True) if self.quantization else None
         return qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot),
+            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot,
+                                        memory=qe.Memory.Cold if self.vectors_cold else None),
             payload_memory=qe.Memory.Cached,  # Cold opens ~25% faster but made spatial queries 2-3x slower
             hnsw_config=qe.HnswIndexConfig(m=self.hnsw_m, ef_construct=self.hnsw_ef_construct,
                                            full_scan_threshold=self.full_scan_threshold_kb),

@@ -2,7 +2,8 @@
 
 Thin ROS wrapper over MemoryService + RecordBuilder. Observations are queued by the subscription
 callback and written in batches by one worker thread (captioning and embedding never run in a
-callback); queries run in a reentrant group so several are served at once.
+callback); queries run in a reentrant group, answered one at a time by default (lowest latency)
+or concurrently with ``executor_threads`` > 1.
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ class MemoryNodeConfig:
     batch_size: int = 32
     flush_period: float = 0.5
     queue_size: int = 10000
+    executor_threads: int = 1
 
 
 CONFIG_TYPE = MemoryNodeConfig
@@ -66,6 +68,8 @@ DESCRIPTIONS = {
     "batch_size": "observations captioned, embedded and written together",
     "flush_period": "seconds a partial batch waits before it is written",
     "queue_size": "observations buffered before the oldest are dropped",
+    "executor_threads": "1: queries answered one at a time, lowest latency (100k records over DDS: "
+                        "p50 6.1 ms vs 7.1 ms with 4); more: slow queries do not hold up others",
 }
 
 
@@ -83,6 +87,7 @@ class MemoryNode(Node):
     def __init__(self):
         super().__init__(NODE_NAME)
         self.config = cfg = declare_config(self, CONFIG_TYPE, DESCRIPTIONS)
+        self.executor_threads = max(1, cfg.executor_threads)  # read by run_node
         embedder = get_embedder(cfg.embedding_base_url, cfg.embedding_model)
         self.memory = MemoryService.open(embedder, cfg.data_dir, url=cfg.qdrant_url, collection=cfg.collection)
         llm = LlmConfig.from_values(cfg.llm_base_url, cfg.llm_model)

@@ -205,7 +205,8 @@ class OfflinePolicy:
             refresh, t.refreshing = t.refreshing, False
             before = _get(t.fixtures.get(t.at), "last_seen", None) if refresh else None
             known_here = {nid for nid, n in t.nodes.items() if _get(n, "parent", "") == t.at
-                          and _get(n, "state", "current") == "current" and not self._label_ok(t, _get(n, "label", ""))}
+                          and _get(n, "state", "current") == "current"
+                          and not self._label_ok(t, _get(n, "label", ""))} if refresh else set()
             t.surveyed = True
             for n in data.get("nodes", []) if out.ok else []:
                 (t.fixtures if _get(n, "kind") == "fixture" else t.nodes)[_get(n, "id")] = n

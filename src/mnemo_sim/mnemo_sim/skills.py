@@ -41,7 +41,7 @@ import numpy as np
 from mnemo_common.types import Detection, InteractionEvent, Observation, Pose2D, SkillResult, SkillSignals, Status
 
 from .navigation import approach_pose, path_length, plan_path
-from .patrol import DEFAULT_CAMERA, CameraConfig, observe, visible_now
+from .patrol import DEFAULT_CAMERA, CameraConfig, camera_pose, observe, visible_now
 from .world import World, container_floor_z
 
 _STOP_WORDS = {"a", "an", "the", "of", "on", "in", "with", "me", "my", "some", "any", "and", "to", "that", "is"}
@@ -166,14 +166,18 @@ class SimRobot:
         """Objects and fixtures in view, plus what lies openly on or in the fixture the robot stands at
         (the head looks down at what it works on)."""
         objects, fixtures = visible_now(self.world, self.config.camera)
+        objects += [o for o in self._at_hand() if o not in objects]
         here = self.world.at_fixture
-        if here:
-            f = self._sc.fixture_by_id[here]
-            if not f.is_container or self.world.is_open(here):
-                objects += [o for o in self.world.present_objects_at(here) if o not in objects]
-            if here not in fixtures:
-                fixtures.append(here)
+        if here and here not in fixtures:
+            fixtures.append(here)
         return objects, fixtures
+
+    def _at_hand(self) -> list[str]:
+        """What lies openly on, or in the open, fixture the robot stands at."""
+        here = self.world.at_fixture
+        if not here or (self._sc.fixture_by_id[here].is_container and not self.world.is_open(here)):
+            return []
+        return self.world.present_objects_at(here)
 
     def _check_fixture(self, skill: str, target: str, container: bool) -> Optional[SkillResult]:
         fixture = self._sc.fixture_by_id.get(target)
@@ -192,21 +196,15 @@ class SimRobot:
         if not here:
             return None
         f = self._sc.fixture_by_id[here]
-        cam, pose = self.config.camera, self.world.robot_pose
-        cx, cy = pose.x + cam.forward * math.cos(pose.yaw), pose.y + cam.forward * math.sin(pose.yaw)
+        cam = self.config.camera
+        cx, cy, _ = camera_pose(self.world.robot_pose, cam).position
         target_z = container_floor_z(f) + 0.1 if f.is_container else f.size[2]  # where things stand
         return math.atan2(cam.height - target_z, max(0.2, math.hypot(f.pose[0] - cx, f.pose[1] - cy)))
 
     def observe(self) -> Observation:
         """What the camera sees now. At a fixture the head also looks down at it (the camera pose
         reported is that one), so what lies on it, or in it when open, is seen as ``detect`` sees it."""
-        here = self.world.at_fixture
-        extra: list[str] = []
-        if here:
-            f = self._sc.fixture_by_id[here]
-            if not f.is_container or self.world.is_open(here):
-                extra = self.world.present_objects_at(here)
-        return observe(self.world, self.config.camera, extra, look_pitch=self.look_pitch())
+        return observe(self.world, self.config.camera, self._at_hand(), look_pitch=self.look_pitch())
 
     def navigate(self, target: str = "", pose: Optional[Pose2D] = None) -> SkillResult:
         world = self.world

@@ -246,3 +246,45 @@ def test_memory_record_roundtrip_without_embedding():
                               rec.raw_ref)
     assert back.score == pytest.approx(0.75) and back.sightings[0].attributes == {"color": "red"}
     assert (back.sightings[0].object_id, back.sightings[0].support) == ("mug_1", "table_1")
+
+
+def test_msg_builder_builds_what_the_constructor_builds(monkeypatch):
+    from geometry_msgs.msg import Point, Pose, Quaternion
+    from rclpy.serialization import serialize_message
+
+    from mnemo_interfaces.msg import MemoryRecord as MemoryRecordMsg
+    from mnemo_interfaces.msg import Sighting as SightingMsg
+
+    rec = MemoryRecord(id="rec_8", stamp=12.25, robot_pose=Pose2D(1.0, -2.0, 0.5),
+                       camera_pose=Pose3D((1.0, 2.0, 1.2), (0.0, 0.1, 0.0, 0.995)), caption="a red mug",
+                       room="kitchen", labels=["mug"],
+                       sightings=[Sighting("mug", (2.0, 2.0, 0.8), {"color": "red", "size": "small"}, "object",
+                                           "mug_1", "table_1", "on", 0.5)], raw_ref="f.png", score=0.25)
+    fast = ros.memory_record_to_msg(rec)
+    s = rec.sightings[0]
+    slow = MemoryRecordMsg(
+        id="rec_8", stamp=ros.TimeMsg(sec=12, nanosec=250_000_000), robot_pose=ros.Pose2DMsg(x=1.0, y=-2.0, theta=0.5),
+        camera_pose=Pose(position=Point(x=1.0, y=2.0, z=1.2), orientation=Quaternion(x=0.0, y=0.1, z=0.0, w=0.995)),
+        room="kitchen", caption="a red mug", labels=["mug"], raw_ref="f.png", score=0.25,
+        sightings=[SightingMsg(label="mug", kind="object", object_id="mug_1", attribute_keys=["color", "size"],
+                               attribute_values=["red", "small"], position=Point(x=2.0, y=2.0, z=0.8),
+                               support="table_1", relation="on", score=0.5)])
+    assert type(fast) is MemoryRecordMsg and fast == slow
+    assert serialize_message(fast) == serialize_message(slow)
+    assert "camera_pose=geometry_msgs.msg.Pose(position=" in repr(fast)  # every slot is set
+    # a missing field falls back to the constructor's defaults
+    assert ros.msg_builder(Point)(x=1.0) == Point(x=1.0)
+    # field checks on, or a numeric array (its setter converts): the plain constructor
+    monkeypatch.setattr(ros, "_CHECK_FIELDS", True)
+    assert ros.msg_builder(Point) is Point
+    monkeypatch.setattr(ros, "_CHECK_FIELDS", False)
+    from mnemo_interfaces.msg import Detection as DetectionMsg
+    assert ros.msg_builder(DetectionMsg) is DetectionMsg
+
+
+def test_sighting_attribute_arrays_of_different_lengths_are_rejected():
+    msg = ros.sighting_to_msg(Sighting("mug", (0.0, 0.0, 0.0), {"color": "red"}))
+    assert (list(msg.attribute_keys), list(msg.attribute_values)) == (["color"], ["red"])
+    msg.attribute_values = []
+    with pytest.raises(ValueError, match="1 attribute_keys but 0 attribute_values"):
+        ros.sighting_from_msg(msg)

@@ -154,7 +154,12 @@ class KeyframesNode(Node):
         self.ring.set_pose(robot_pose_from_msg(msg)[1])
 
     def on_observation(self, msg: Observation) -> None:
-        self.recorder.on_observation(observation_from_msg(msg))
+        try:
+            obs = observation_from_msg(msg)
+        except Exception as exc:  # noqa: BLE001 - one malformed message must not stop the node
+            self.get_logger().warning(f"dropping an unreadable observation: {type(exc).__name__}: {exc}")
+            return
+        self.recorder.on_observation(obs)
 
     def on_graph_event(self, msg: GraphEvent) -> None:
         try:

@@ -295,6 +295,13 @@ def bench_dds(data_dir: Path, n_queries: int, notes: list, n_records: int) -> No
     executor = rclpy.executors.SingleThreadedExecutor(context=ctx)
     executor.add_node(client_node)
     try:
+        # steady state: after a reopen the node reads the records' positions back in the background
+        deadline = time.monotonic() + 120
+        while "positions in RAM" not in node.log():
+            if not node.alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"memory node did not come up:\n{node.log()[-2000:]}")
+            time.sleep(0.1)
+
         def timed_calls(srv_type, name, make_request, expect_error=0):
             cli = client_node.create_client(srv_type, name)
             deadline = time.monotonic() + 120

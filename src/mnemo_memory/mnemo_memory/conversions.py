@@ -6,11 +6,13 @@ from collections import OrderedDict
 from typing import Iterable
 
 from mnemo_common.ros import (
-    pose2d_to_msg, pose3d_to_msg, sighting_to_msg,
+    msg_builder, pose2d_to_msg, pose3d_to_msg, sighting_to_msg,
     time_from_msg, time_to_msg,
 )
 from mnemo_common.types import MemoryRecord
 from mnemo_interfaces.msg import MemoryRecord as MemoryRecordMsg
+
+_record_msg = msg_builder(MemoryRecordMsg)
 
 
 class RecordMsgCache:
@@ -39,9 +41,9 @@ class RecordMsgCache:
                 if len(self._parts) > self._capacity:
                     self._parts.popitem(last=False)
         stamp, robot_pose, camera_pose, sightings = parts
-        return MemoryRecordMsg(id=r.id, stamp=stamp, robot_pose=robot_pose, camera_pose=camera_pose, room=r.room,
-                               caption=r.caption, labels=list(r.labels), sightings=sightings, raw_ref=r.raw_ref,
-                               score=float(r.score))
+        return _record_msg(id=r.id, stamp=stamp, robot_pose=robot_pose, camera_pose=camera_pose, room=r.room,
+                           caption=r.caption, labels=list(r.labels), sightings=sightings, raw_ref=r.raw_ref,
+                           score=float(r.score))
 
     def discard(self, ids: Iterable[str]) -> None:
         with self._lock:

@@ -100,6 +100,7 @@ class MemoryNode(Node):
         self._stop = threading.Event()
         self._worker = threading.Thread(target=self._write_loop, name="memory-writer", daemon=True)
         self._worker.start()
+        threading.Thread(target=self._report_positions, name="memory-positions-report", daemon=True).start()
 
         self.create_subscription(ObservationMsg, names.OBSERVATIONS, self._on_observation, 100,
                                  callback_group=MutuallyExclusiveCallbackGroup())
@@ -114,9 +115,28 @@ class MemoryNode(Node):
         self.get_logger().info(f"memory ready: {self.memory.count()} records, model {embedder.name}, "
                                f"{'Qdrant at ' + cfg.qdrant_url if cfg.qdrant_url else 'embedded store in ' + cfg.data_dir}")
 
+    def _report_positions(self) -> None:
+        store = self.memory.store
+        if not hasattr(store, "positions_ready"):
+            return
+        while not self._stop.is_set():
+            if getattr(store, "positions_error", ""):
+                self.get_logger().warning(f"positions could not be read back ({store.positions_error}): "
+                                          f"position queries keep using the engine's indices")
+                return
+            if self.memory.positions_ready(timeout=0.5):
+                seconds = getattr(self.memory.store, "positions_load_seconds", 0.0)
+                self.get_logger().info(f"positions in RAM: plain position queries skip the engine scan"
+                                       f"{f' (read back in {seconds:.1f} s)' if seconds else ''}")
+                return
+
     # -- ingest ----------------------------------------------------------------------------
     def _on_observation(self, msg) -> None:
-        obs = observation_from_msg(msg)
+        try:
+            obs = observation_from_msg(msg)
+        except Exception as exc:  # noqa: BLE001 - one malformed message must not stop the node
+            self.get_logger().warning(f"dropping an unreadable observation: {type(exc).__name__}: {exc}")
+            return
         if not (obs.robot_pose.is_finite() and obs.camera_pose.is_finite()):
             self.get_logger().warning(f"dropping observation {obs.seq}: pose is not finite")
             return

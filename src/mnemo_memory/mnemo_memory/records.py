@@ -17,12 +17,15 @@ from typing import Any, Optional
 
 import numpy as np
 
-try:  # Rust JSON encoder (a qdrant-client dependency): ~6x faster than json.dumps here
+try:  # Rust JSON codec (a qdrant-client dependency): ~6x faster than json.dumps, ~3.5x than json.loads here
+    from pydantic_core import from_json as _loads
     from pydantic_core import to_json as _to_json
 
     def _dumps(obj: Any) -> str:
         return _to_json(obj).decode()
 except ImportError:  # pragma: no cover
+    _loads = json.loads
+
     def _dumps(obj: Any) -> str:
         return json.dumps(obj, separators=(",", ":"))
 
@@ -76,7 +79,7 @@ def _sighting(d: dict) -> Sighting:
 
 def record_from_payload(p: dict[str, Any], vector: Optional[Any] = None, score: float = 0.0) -> MemoryRecord:
     if "d" in p:
-        d = json.loads(p["d"])
+        d = _loads(p["d"])
         sightings = d.get("sightings", [])
     else:  # schema 1
         d = dict(p, cam=p.get("camera"))

@@ -81,6 +81,9 @@ def test_ingest_query_and_errors(ros):
         ros["executor"].spin_once(timeout_sec=0.1)
         assert time.monotonic() < deadline, "the memory node never subscribed"
     time.sleep(0.5)
+    malformed = observation_to_msg(observation(30, "mug", 50.0, "kitchen"))
+    malformed.sightings[0].attribute_values = []  # one key, no value: dropped with a warning
+    pub.publish(malformed)
     for i in range(1, 9):
         pub.publish(observation_to_msg(observation(i, labels[i % 4], 2.0 * i, "study" if i % 2 else "kitchen")))
         ros["executor"].spin_once(timeout_sec=0.05)
@@ -113,7 +116,9 @@ def test_ingest_query_and_errors(ros):
     bad_obs.robot_pose.x = math.nan
     res = call(ros, AddMemoryRecord, names.MEMORY_ADD_RECORD, AddMemoryRecord.Request(observation=bad_obs))
     assert res.error_code == Status.INVALID_ARGUMENT
-    assert ros["node"].alive()
+    res = call(ros, AddMemoryRecord, names.MEMORY_ADD_RECORD, AddMemoryRecord.Request(observation=malformed))
+    assert res.error_code == Status.INVALID_ARGUMENT and "attribute_values" in res.error_msg
+    assert ros["node"].alive() and "unreadable observation" in ros["node"].log()
 
     # good queries after the bad ones
     res = call(ros, SearchMemoryByText, names.MEMORY_SEARCH_TEXT, SearchMemoryByText.Request(

@@ -294,3 +294,37 @@ def test_position_knn_in_a_dense_cluster(backend):
         assert len(hits) == 3 and all(h.score == 0.0 for h in hits)
     finally:
         store.close()
+
+
+def test_edge_positions_in_ram_answer_as_the_engine_does(tmp_path):
+    """The embedded store answers plain position queries from a grid in RAM: filled as it writes,
+    read back in the background after a reopen (the engine's indices answer meanwhile). Both give
+    the same records, and a record written while the grid loads keeps its newest place."""
+    from mnemo_memory.records import record_from_payload
+    from mnemo_memory.store import Conditions, QdrantStoreBase, open_store
+
+    emb = WordEmbedder()
+    rng = np.random.default_rng(4)
+    records = [make_record(i, "a cup", float(i), float(x), float(y), embedder=emb)
+               for i, (x, y) in enumerate(rng.uniform([0, 0], [30, 12], (3000, 2)))]
+    store = open_store(tmp_path / "d", "test-words", 64)
+    store.add(records)
+    assert store.positions_ready(timeout=0)  # filled by the writes
+    store.close()
+    store = open_store(tmp_path / "d", "test-words", 64)
+    try:
+        moved = make_record(17, "a cup", 17.0, 100.0, 100.0, embedder=emb)
+        moved.id = records[17].id
+        store.add([moved])  # rewritten (same id) while the positions may still be loading
+        assert store.positions_ready(timeout=60) and not store.positions_error
+        for x, y, radius, k in [(5.0, 5.0, 0.0, 10), (29.0, 0.5, 1.0, 50), (-40.0, 70.0, 0.0, 3),
+                                (15.0, 6.0, 0.3, 10), (99.0, 99.0, 2.0, 5)]:
+            got = store.search_position(x, y, radius=radius, k=k)
+            engine = QdrantStoreBase._nearest_in_space(store, Conditions(), None, x, y, radius or math.inf, k)
+            want = [record_from_payload(p, score=-d) for d, p in engine]
+            assert [h.id for h in got] == [h.id for h in want] and got, (x, y, radius, k)
+            assert [h.score for h in got] == pytest.approx([h.score for h in want])
+        assert [h.id for h in store.search_position(99.0, 99.0, radius=2.0, k=5)] == [moved.id]
+        assert store.search_position(records[18].robot_pose.x, records[18].robot_pose.y, 0.0, 1)[0].id == records[18].id
+    finally:
+        store.close()

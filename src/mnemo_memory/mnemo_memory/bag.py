@@ -77,8 +77,38 @@ def read_observations(path: str | Path, topics: Optional[Sequence[str]] = None) 
     from mnemo_common.ros import observation_from_msg
     from mnemo_interfaces.msg import Observation as ObservationMsg
 
+    legacy: dict[int, object] = {}
     with open(path, "rb") as f:
         for schema, channel, message in make_reader(f).iter_messages(topics=list(topics) if topics else None):
             if schema is None or schema.name != OBSERVATION_TYPE:
                 continue
-            yield observation_from_msg(deserialize_message(message.data, ObservationMsg))
+            if b"attribute_keys" in schema.data:  # the current layout: rclpy's own deserializer
+                yield observation_from_msg(deserialize_message(message.data, ObservationMsg))
+                continue
+            if schema.id not in legacy:
+                from mcap_ros2.decoder import DecoderFactory
+
+                legacy[schema.id] = DecoderFactory().decoder_for(channel.message_encoding, schema)
+            yield _legacy_observation(legacy[schema.id](message.data))  # type: ignore[operator]
+
+
+def _legacy_observation(m) -> Observation:
+    """An Observation recorded before Sighting carried its attributes as parallel arrays (they were
+    KeyValue[] attributes), decoded from the schema stored in the bag."""
+    from mnemo_common.types import Pose2D, Pose3D, Sighting
+
+    def attributes(s) -> dict[str, str]:
+        if hasattr(s, "attribute_keys"):
+            return dict(zip(s.attribute_keys, s.attribute_values))
+        return {kv.key: kv.value for kv in getattr(s, "attributes", [])}
+
+    cam = m.camera_pose
+    return Observation(
+        stamp=m.header.stamp.sec + m.header.stamp.nanosec * 1e-9,
+        robot_pose=Pose2D(m.robot_pose.x, m.robot_pose.y, m.robot_pose.theta),
+        camera_pose=Pose3D((cam.position.x, cam.position.y, cam.position.z),
+                           (cam.orientation.x, cam.orientation.y, cam.orientation.z, cam.orientation.w)),
+        room=m.room, caption=m.caption, image_ref=m.image_ref, seq=m.seq,
+        sightings=[Sighting(label=s.label, kind=s.kind, position=(s.position.x, s.position.y, s.position.z),
+                            attributes=attributes(s), object_id=s.object_id, support=s.support,
+                            relation=s.relation, score=s.score) for s in m.sightings])

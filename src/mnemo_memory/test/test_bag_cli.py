@@ -57,3 +57,41 @@ def test_ingest_bag_then_query(tmp_path):
         assert memory.count() == 40
     finally:
         memory.close()
+
+
+def test_bags_recorded_before_sightings_had_attribute_arrays_still_read(tmp_path):
+    """Sighting carried KeyValue[] attributes until its attributes became parallel string arrays:
+    such a bag is decoded from the schema it stores."""
+    from mcap_ros2.writer import Writer
+
+    from mnemo_memory.bag import OBSERVATION_TYPE, msgdef_text
+
+    old_sighting = ("string label\nstring kind\nstring object_id\nKeyValue[] attributes\n"
+                    "geometry_msgs/Point position\nstring support\nstring relation\nfloat32 score\n")
+    text = msgdef_text(OBSERVATION_TYPE)
+    head, sep, rest = text.partition("MSG: mnemo_interfaces/msg/Sighting\n")
+    rest = rest[rest.index("=" * 80):] if "=" * 80 in rest else ""
+    old_text = (head + sep + old_sighting + rest + "\n" + "=" * 80 + "\nMSG: mnemo_interfaces/msg/KeyValue\n"
+                "string key\nstring value\n")
+    assert "attribute_keys" not in old_text
+    bag = tmp_path / "old.mcap"
+    with open(bag, "wb") as f:
+        writer = Writer(f)
+        schema = writer.register_msgdef(OBSERVATION_TYPE, old_text)
+        writer.write_message(names.OBSERVATIONS, schema, {
+            "header": {"stamp": {"sec": 1000, "nanosec": 500_000_000}, "frame_id": "map"}, "seq": 3,
+            "robot_pose": {"x": 1.0, "y": 2.0, "theta": 0.5},
+            "camera_pose": {"position": {"x": 1.0, "y": 2.0, "z": 1.2},
+                            "orientation": {"x": 0.0, "y": 0.0, "z": 0.0, "w": 1.0}},
+            "room": "kitchen", "caption": "a red mug", "image_ref": "",
+            "sightings": [{"label": "mug", "kind": "object", "object_id": "mug_1",
+                           "attributes": [{"key": "color", "value": "red"}, {"key": "size", "value": "small"}],
+                           "position": {"x": 2.0, "y": 2.0, "z": 0.8}, "support": "table_1", "relation": "on",
+                           "score": 0.5}]}, log_time=1, publish_time=1)
+        writer.finish()
+    (obs,) = list(read_observations(bag))
+    assert (obs.stamp, obs.seq, obs.room, obs.robot_pose, obs.camera_pose.position) == (
+        1000.5, 3, "kitchen", Pose2D(1.0, 2.0, 0.5), (1.0, 2.0, 1.2))
+    (s,) = obs.sightings
+    assert (s.label, s.object_id, s.attributes, s.position, s.support, s.score) == (
+        "mug", "mug_1", {"color": "red", "size": "small"}, (2.0, 2.0, 0.8), "table_1", 0.5)

@@ -272,8 +272,12 @@ def test_msg_builder_builds_what_the_constructor_builds(monkeypatch):
     assert type(fast) is MemoryRecordMsg and fast == slow
     assert serialize_message(fast) == serialize_message(slow)
     assert "camera_pose=geometry_msgs.msg.Pose(position=" in repr(fast)  # every slot is set
-    # a missing field falls back to the constructor's defaults
+    # a missing field falls back to the constructor's defaults; an unknown one is an error
     assert ros.msg_builder(Point)(x=1.0) == Point(x=1.0)
+    with pytest.raises(TypeError):
+        ros.msg_builder(Point)(x=1.0, y=2.0, z=3.0, w=4.0)
+    from std_msgs.msg import Empty
+    assert ros.msg_builder(Empty) is Empty
     # field checks on, or a numeric array (its setter converts): the plain constructor
     monkeypatch.setattr(ros, "_CHECK_FIELDS", True)
     assert ros.msg_builder(Point) is Point

@@ -7,6 +7,9 @@ instead of a dozen values and two lists made ingest about twice as fast)::
   stamp*, x*, y*, room* (omitted when empty), labels* (omitted when empty),
   d = {"id", "yaw", "cam": [px, py, pz, qx, qy, qz, qw], "caption", "sightings": [...], "raw_ref"}
 
+A sighting leaves out the fields at their default (kind "object", score 1.0, empty strings and
+attributes); readers fill them back from Sighting's defaults.
+
 Schema 1 payloads (every key top-level, sightings as JSON text) are still read.
 """
 from __future__ import annotations
@@ -51,10 +54,19 @@ def point_id(record_id: str) -> str:
 
 
 def _sighting_dict(s: Sighting) -> dict[str, Any]:
-    # by hand: dataclasses.asdict deep-copies and was most of the ingest time
-    return {"label": s.label, "position": [float(v) for v in s.position], "attributes": dict(s.attributes),
-            "kind": s.kind, "object_id": s.object_id, "support": s.support, "relation": s.relation,
-            "score": float(s.score)}
+    # by hand: dataclasses.asdict deep-copies and was most of the ingest time. Fields at their
+    # default are left out (Sighting's defaults fill them back): a shorter text to write and read.
+    d: dict[str, Any] = {"label": s.label, "position": [float(v) for v in s.position]}
+    if s.attributes:
+        d["attributes"] = dict(s.attributes)
+    if s.kind != "object":
+        d["kind"] = s.kind
+    for key, value in (("object_id", s.object_id), ("support", s.support), ("relation", s.relation)):
+        if value:
+            d[key] = value
+    if s.score != 1.0:
+        d["score"] = float(s.score)
+    return d
 
 
 def record_to_payload(r: MemoryRecord) -> dict[str, Any]:

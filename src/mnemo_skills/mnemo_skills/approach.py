@@ -41,3 +41,27 @@ def approach_pose(node: GraphNode, standoff: float, robot: Optional[Pose2D] = No
     if robot is None:
         return free[0]
     return min(free, key=lambda c: robot.distance_to(c.x, c.y))
+
+
+def look_target(node: GraphNode, camera_height: float) -> tuple[float, float, float]:
+    """Where the camera should look at a fixture: the middle of its top when that is below the
+    camera (what stands on a table, counter or open drawer), else the middle of its height (a
+    shelf, a fridge)."""
+    x = (node.box_min[0] + node.box_max[0]) / 2.0
+    y = (node.box_min[1] + node.box_max[1]) / 2.0
+    top = node.box_max[2]
+    z = top if top < camera_height - 0.1 else (node.box_min[2] + top) / 2.0
+    return x, y, z
+
+
+def head_angles(robot: Pose2D, camera_height: float, target: tuple[float, float, float],
+                tilt_down: float = 1.0, pan_limits: tuple[float, float] = (-math.pi, math.pi),
+                tilt_limits: tuple[float, float] = (-math.pi / 2, math.pi / 2)) -> tuple[float, float]:
+    """(pan, tilt) joint positions pointing a head camera above the base centre at ``target``,
+    clamped to the joints' limits. ``tilt_down``: the sign of a tilt that looks down."""
+    dx, dy = target[0] - robot.x, target[1] - robot.y
+    pan = math.atan2(dy, dx) - robot.yaw
+    pan = math.atan2(math.sin(pan), math.cos(pan))
+    down = math.atan2(camera_height - target[2], max(0.2, math.hypot(dx, dy)))
+    return (min(pan_limits[1], max(pan_limits[0], pan)),
+            min(tilt_limits[1], max(tilt_limits[0], tilt_down * down)))

@@ -10,9 +10,9 @@ from typing import Optional, Protocol
 
 from mnemo_common.types import Detection, MnemoError, Pose2D, SkillResult, SkillSignals, Status
 
-from mnemo_skills.approach import approach_pose
+from mnemo_skills.approach import approach_pose, head_angles, look_target
 from mnemo_skills.context import SkillContext
-from mnemo_skills.ports import GraphNode
+from mnemo_skills.ports import GraphNode, TrajectoryPoint
 
 
 @dataclass
@@ -59,8 +59,34 @@ class NavigateToTarget:
         ctx.must(outcome, "nav2")
         at = node.id if node is not None and node.kind == "fixture" else ""
         state.last_fixture = at
-        return SkillResult("navigate", target, True, robot_pose=ports.navigator.current_pose() or goal,
-                           at_fixture=at, room=node.room if node else "")
+        pose = ports.navigator.current_pose() or goal
+        note = self._look_at(ctx, node, pose) if at else ""
+        return SkillResult("navigate", target, True, robot_pose=pose, at_fixture=at, room=node.room if node else "",
+                           message=note)
+
+    @staticmethod
+    def _look_at(ctx: SkillContext, node: GraphNode, pose: Pose2D) -> str:
+        """Point the head at the fixture (profiles with a ``look`` section), so the next view
+        shows what lies on or in it. The robot has arrived either way: a head that does not move
+        is reported in the message, not as a failed navigation."""
+        look, ports = ctx.profile.look, ctx.ports
+        if look is None or ports.trajectories is None:
+            return ""
+        height = look.camera_height
+        torso = ctx.profile.torso
+        if torso is not None and ports.joints is not None:
+            joint = ctx.profile.controllers[torso.controller].joints[0]
+            reading = ports.joints.latest().get(joint)
+            height += reading.position if reading is not None else 0.0
+        pan, tilt = head_angles(pose, height, look_target(node, height), look.tilt_down, look.pan_limits,
+                                look.tilt_limits)
+        c = ctx.profile.controllers[look.controller]
+        outcome = ports.trajectories.follow(c.action, list(c.joints), [TrajectoryPoint((pan, tilt), look.duration)],
+                                            ctx.bounded(ctx.settings.step_timeout), ctx.cancel)
+        if outcome.ok:
+            return ""
+        ctx.cancel.check()  # a cancel while the head moved cancels the skill
+        return f"arrived; the head did not turn to {node.id}: {outcome.message or outcome.code.name}"
 
 
 class DetectWithPerception:

@@ -12,9 +12,16 @@ list of phases, each a list of steps. Step forms:
 Phases per primitive (all optional except where the primitive needs a grasp):
     open/close/pick: reach, grasp, actuate, retreat      place: reach, release, retreat
     peek: look, retreat
+
+An optional ``look`` section points a pan-tilt head at the fixture the robot has driven to, so
+the camera sees what lies on (or, once opened, in) it::
+
+    look: {controller: head, camera_height: 1.05, tilt_down: -1, pan_limits: [-1.2, 1.2],
+           tilt_limits: [-1.0, 0.7], duration: 1.0}
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -73,6 +80,18 @@ class Torso:
 
 
 @dataclass(frozen=True)
+class Look:
+    """A pan-tilt head: one controller whose two joints are pan then tilt."""
+
+    controller: str
+    camera_height: float  # m above the floor of the camera with the torso down (the torso adds its lift)
+    tilt_down: float = 1.0  # +1: a positive tilt looks down; -1: a negative tilt does
+    pan_limits: tuple[float, float] = (-math.pi, math.pi)
+    tilt_limits: tuple[float, float] = (-math.pi / 2, math.pi / 2)
+    duration: float = 1.0
+
+
+@dataclass(frozen=True)
 class MotionStep:
     motion: str
 
@@ -102,6 +121,7 @@ class RobotProfile:
     controllers: dict[str, Controller] = field(default_factory=dict)
     gripper: Optional[Gripper] = None
     torso: Optional[Torso] = None
+    look: Optional[Look] = None
     motion_action: str = "/play_motion2"
     hand_frame: str = ""
     min_fixture_displacement: float = 0.05
@@ -168,6 +188,31 @@ def _step(raw: Any, where: str, controllers: dict[str, Controller], profile_has:
     raise ProfileError(f"{where}: unknown step {sorted(raw)}; use motion, controller, gripper or torso")
 
 
+def _limits(values: Any, where: str, default: tuple[float, float]) -> tuple[float, float]:
+    if values is None:
+        return default
+    lo_hi = _floats(values, where)
+    if len(lo_hi) != 2 or not lo_hi[0] < lo_hi[1]:
+        raise ProfileError(f"{where}: expected [lower, upper] with lower < upper, got {values!r}")
+    return lo_hi[0], lo_hi[1]
+
+
+def _look(raw: Any, where: str, controllers: dict[str, Controller]) -> Look:
+    if not isinstance(raw, dict):
+        raise ProfileError(f"{where}: expected a mapping with controller and camera_height")
+    name = str(_require(raw, "controller", where))
+    if name not in controllers or len(controllers[name].joints) != 2:
+        raise ProfileError(f"{where}: controller must name a two-joint (pan, tilt) controller, got {name!r}")
+    height = _floats([_require(raw, "camera_height", where)], where + ".camera_height")[0]
+    tilt_down = _floats([raw.get("tilt_down", 1.0)], where + ".tilt_down")[0]
+    if tilt_down not in (1.0, -1.0) or not 0.0 < height < 5.0:
+        raise ProfileError(f"{where}: tilt_down must be 1 or -1 and camera_height in (0, 5) m")
+    return Look(controller=name, camera_height=height, tilt_down=tilt_down,
+                pan_limits=_limits(raw.get("pan_limits"), where + ".pan_limits", (-math.pi, math.pi)),
+                tilt_limits=_limits(raw.get("tilt_limits"), where + ".tilt_limits", (-math.pi / 2, math.pi / 2)),
+                duration=_floats([raw.get("duration", 1.0)], where + ".duration")[0])
+
+
 def parse_profile(data: Any, source: str = "<profile>") -> RobotProfile:
     if not isinstance(data, dict):
         raise ProfileError(f"{source}: a profile is a mapping")
@@ -200,6 +245,7 @@ def parse_profile(data: Any, source: str = "<profile>") -> RobotProfile:
                       duration=float(t.get("duration", 2.0)))
         if torso.controller not in controllers or len(controllers[torso.controller].joints) != 1:
             raise ProfileError(f"{where}: controller must name a one-joint controller")
+    look = _look(data.get("look"), f"{source}: look", controllers) if data.get("look") else None
     motion_action = str(data.get("motion_action", ""))
     has = {"motions": bool(motion_action), "gripper": gripper is not None, "torso": torso is not None}
     primitives: dict[str, dict[str, tuple[Step, ...]]] = {}
@@ -214,7 +260,7 @@ def parse_profile(data: Any, source: str = "<profile>") -> RobotProfile:
             primitives[prim][phase] = tuple(_step(s, f"{where}[{i}]", controllers, has) for i, s in enumerate(steps or []))
         if prim in ("open", "close", "pick") and gripper is None:
             raise ProfileError(f"{source}: primitives.{prim} needs a gripper")
-    return RobotProfile(robot=robot, controllers=controllers, gripper=gripper, torso=torso,
+    return RobotProfile(robot=robot, controllers=controllers, gripper=gripper, torso=torso, look=look,
                         motion_action=motion_action, hand_frame=str(data.get("hand_frame", "")),
                         min_fixture_displacement=float(data.get("min_fixture_displacement", 0.05)),
                         primitives=primitives)

@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mnemo_common.types import MnemoError, Pose2D, Status  # noqa: E402
 from skills_fakes import fixture  # noqa: E402
 
-from mnemo_skills.approach import approach_candidates, approach_pose  # noqa: E402
+from mnemo_skills.approach import approach_candidates, approach_pose, head_angles, look_target  # noqa: E402
 from mnemo_skills.gate import Decision, OperatorGate  # noqa: E402
-from mnemo_skills.ports import CancelToken  # noqa: E402
+from mnemo_skills.ports import CancelToken, GraphNode  # noqa: E402
 from mnemo_skills.profile import ProfileError, parse_profile  # noqa: E402
 
 
@@ -110,6 +110,10 @@ def _with(**prims):
     (_with(open={"reach": [{"dance": 1}]}), "unknown step"),
     ({**BASE, "gripper": {**BASE["gripper"], "command_action": "/x"}}, "exactly one"),
     ({"robot": "r", "primitives": {"pick": {}}}, "needs a gripper"),
+    ({**BASE, "look": {"controller": "g", "camera_height": 1.0}}, "two-joint"),
+    ({**BASE, "look": {"controller": "arm"}}, "missing 'camera_height'"),
+    ({**BASE, "look": {"controller": "arm", "camera_height": 1.0, "tilt_down": 0.5}}, "tilt_down must be 1 or -1"),
+    ({**BASE, "look": {"controller": "arm", "camera_height": 1.0, "pan_limits": [1.0, -1.0]}}, "lower < upper"),
 ])
 def test_bad_profiles_name_the_field(data, message):
     with pytest.raises(ProfileError, match=message):
@@ -122,3 +126,19 @@ def test_gripper_closure_and_torso_height():
     assert p.gripper.closure(0.04) == 0.0 and p.gripper.closure(0.0) == 1.0 and p.gripper.closure(0.02) == 0.5
     assert p.torso.position_for(0.9) == pytest.approx(0.2) and p.torso.position_for(2.0) == 0.35
     assert p.torso.position_for(0.1) == 0.0
+
+
+def test_head_angles_point_the_camera_at_the_fixture_top():
+    table = GraphNode("table_1", "table", "fixture", (2.0, 0.0, 0.375), (1.6, -0.4, 0.0), (2.4, 0.4, 0.75))
+    fridge = GraphNode("fridge_1", "fridge", "fixture", (2.0, 0.0, 0.9), (1.7, -0.3, 0.0), (2.3, 0.3, 1.8))
+    assert look_target(table, 1.2) == pytest.approx((2.0, 0.0, 0.75))  # what stands on it
+    assert look_target(fridge, 1.2) == pytest.approx((2.0, 0.0, 0.9))  # taller than the camera: its middle
+    # facing it, 1 m away, camera 0.45 m above the top: straight ahead, down atan(0.45)
+    pan, tilt = head_angles(Pose2D(1.0, 0.0, 0.0), 1.2, (2.0, 0.0, 0.75))
+    assert pan == pytest.approx(0.0) and tilt == pytest.approx(math.atan2(0.45, 1.0))
+    # standing beside it, the head pans; a robot whose negative tilt looks down gets the sign flipped
+    pan, tilt = head_angles(Pose2D(2.0, -1.0, 0.0), 1.2, (2.0, 0.0, 0.75), tilt_down=-1.0)
+    assert pan == pytest.approx(math.pi / 2) and tilt == pytest.approx(-math.atan2(0.45, 1.0))
+    # behind the robot, beyond the joints' reach: clamped to the limits
+    pan, tilt = head_angles(Pose2D(3.0, 0.1, 0.0), 1.2, (2.0, 0.0, 0.0), pan_limits=(-1.2, 1.2), tilt_limits=(-0.5, 0.5))
+    assert pan == -1.2 and tilt == 0.5  # behind and a little to the right

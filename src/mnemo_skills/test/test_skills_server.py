@@ -17,7 +17,7 @@ from skills_fakes import FakeWorld, make_ports, profile  # noqa: E402
 
 from mnemo_skills.context import SkillSettings  # noqa: E402
 from mnemo_skills.gate import OperatorGate  # noqa: E402
-from mnemo_skills.ports import Outcome  # noqa: E402
+from mnemo_skills.ports import JointReading, Outcome  # noqa: E402
 from mnemo_skills.primitives import HeldObject  # noqa: E402
 from mnemo_skills.server import SkillServer  # noqa: E402
 
@@ -95,6 +95,28 @@ def test_navigate_to_fixture_stops_in_front_facing_it():
     assert goal.yaw == pytest.approx(math.pi)
     assert result.at_fixture == "cabinet_1" and result.room == "kitchen"
     assert result.robot_pose == goal
+
+
+def test_navigate_points_the_head_at_the_fixture_it_arrives_at():
+    world, server = make()
+    world.pose = Pose2D(6.0, 1.0, 0.0)
+    world.joints["torso_lift_joint"] = JointReading(0.2)
+    result = server.navigate("cabinet_1")
+    (joints, (pan, tilt), _), = [c[2] for c in world.calls if c[0] == "trajectory" and "head" in c[1]]
+    # facing the cabinet 0.6 m in front of its face: pan 0, the 0.9 m top below a 1.25 m camera
+    assert joints == ("head_1_joint", "head_2_joint") and pan == pytest.approx(0.0, abs=1e-9)
+    assert tilt == pytest.approx(-math.atan2(1.05 + 0.2 - 0.9, 0.3 + FAST.approach_standoff))
+    assert result.success and result.message == ""
+    # a head that does not move: still arrived, and said so
+    world.fail = lambda kind, name: Outcome(Status.FAILED, "head controller down") if "head" in name else None
+    result = server.navigate("table_1")
+    assert result.success and result.at_fixture == "table_1" and "head controller down" in result.message
+    # a pose or a robot without a head: no head motion
+    world.calls.clear()
+    assert server.navigate("", Pose2D(1.0, 2.0, 0.5)).success
+    tidy, tidy_server = make("tidybot")
+    assert tidy_server.navigate("cabinet_1").success
+    assert not [c for c in world.calls + tidy.calls if c[0] == "trajectory"]
 
 
 def test_navigate_to_object_goes_to_its_fixture_and_to_a_pose():

@@ -231,14 +231,13 @@ def bench_size(n: int, n_queries: int, client_queries: int, tmp: Path, rows: lis
     store.search_text(queries[0]["vec"], 10)
     first = time.perf_counter() - t
     store.close()
-    # baseline: the same records in a store holding its float and int8 vectors in RAM (the engine's default)
+    # baseline: the same records in a store holding its float vectors in RAM (the engine's default)
     from dataclasses import replace as _replace
 
     from mnemo_memory.edge_store import EdgeStore, EdgeTuning
 
     ram_dir = tmp / f"edge{n}_ram"
-    ram = EdgeStore(ram_dir / "memory" / "mnemo_memory", MODEL, DIM,
-                    tuning=_replace(EdgeTuning(), vectors_cold=False, quantized_in_ram=True))
+    ram = EdgeStore(ram_dir / "memory" / "mnemo_memory", MODEL, DIM, tuning=_replace(EdgeTuning(), vectors_cold=False))
     ingest(ram, fresh(records), index=True)
     ram.close()
     t = time.perf_counter()
@@ -250,7 +249,7 @@ def bench_size(n: int, n_queries: int, client_queries: int, tmp: Path, rows: lis
     notes.append(f"{n}: reopen qdrant-edge store with {count} records: {reopen * 1000:.0f} ms wall, "
                  f"{reopen_cpu * 1000:.0f} ms CPU (target <= 1000 ms); "
                  f"first query after it {first * 1000:.1f} ms; "
-                 f"baseline, float and int8 vectors held in RAM (the engine's default): {reopen_ram * 1000:.0f} ms wall")
+                 f"baseline, float vectors held in RAM: {reopen_ram * 1000:.0f} ms wall")
     # numpy baseline
     t = time.perf_counter()
     brute = Brute(records)

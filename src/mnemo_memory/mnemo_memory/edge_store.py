@@ -14,8 +14,8 @@ the store flushes itself every ``flush_every`` records to keep reopening fast.
 Indexing (``EdgeTuning``): new records land in an appendable segment searched by brute force.
 qdrant-edge runs no background optimizer: ``optimize()`` (blocking, and it holds the GIL, so
 every thread of the process waits) turns segments larger than the indexing threshold into HNSW
-segments with int8 scalar quantization; searches walk the graph on the int8 vectors and rescore
-the best candidates with the float vectors (both memory-mapped). ``optimize_due()`` says when enough
+segments with int8 scalar quantization kept in RAM; searches walk the graph on the int8 vectors
+and rescore the best candidates with the (memory-mapped) float vectors. ``optimize_due()`` says when enough
 unindexed records have accumulated (about one segment, ~13k 384-d records); MemoryService calls
 it after each write, so an index is built one bounded segment at a time as the store fills.
 """
@@ -84,7 +84,7 @@ class EdgeTuning:
     # gave recall@10 1.000 at 100k, as 64 and 2.0 did, at p50 1.2-1.7 ms instead of 1.8-2.1
     hnsw_ef: int = 48
     full_scan_threshold_kb: int = 4_000  # a filter matching fewer vectors than this is scored exactly
-    quantization: bool = True            # int8 scalar quantization, float rescoring
+    quantization: bool = True            # int8 scalar quantization, float rescoring (quantized_in_ram below)
     oversampling: float = 1.5
     indexing_threshold_kb: int = 20_000  # segments above this get an HNSW index (~13k 384-d vectors)
     max_segment_size_kb: int = 60_000    # merges stop here, so no optimize pass rebuilds more than this
@@ -93,9 +93,10 @@ class EdgeTuning:
     # a reopen does not read every vector into RAM (100k: 0.80 s instead of 1.07 s in the same bench run).
     vectors_cold: bool = True
 
-    # int8 vectors memory-mapped as well: the pages the graph walks stay cached, and a reopen does not
-    # read them all (100k, six alternating pairs: 793-1018 ms instead of 905-1400, semantic p50 alike)
-    quantized_in_ram: bool = False
+    # int8 vectors read into RAM at open. Memory-mapped instead, a 100k reopen took 793-1018 ms
+    # instead of 905-1400 (six alternating pairs), but the first query after it 238 ms instead of
+    # 12-14: the reading only moved to the first answer.
+    quantized_in_ram: bool = True
 
     def config(self, dim: int) -> "qe.EdgeConfig":
         quant = (qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=0.99, always_ram=self.quantized_in_ram)

@@ -183,7 +183,7 @@ class EdgeStore(QdrantStoreBase):
     def _start_positions(self) -> None:
         """The grid answers plain nearest-k queries once it holds every record. A new or empty store
         fills it as it writes; an existing one is read in pages by a background thread (100k records:
-        about a second, each page holding the GIL for a few ms), and position queries use the
+        about 2 s, each page holding the GIL for a few ms), and position queries use the
         engine's indices until it is done, so a reopen does not wait for it."""
         self._grid = PositionGrid()
         self._grid_ready = threading.Event()

@@ -125,7 +125,7 @@ class MemoryNode(Node):
                                           f"position queries keep using the engine's indices")
                 return
             if self.memory.positions_ready(timeout=0.5):
-                seconds = getattr(self.memory.store, "positions_load_seconds", 0.0)
+                seconds = getattr(store, "positions_load_seconds", 0.0)
                 self.get_logger().info(f"positions in RAM: plain position queries skip the engine scan"
                                        f"{f' (read back in {seconds:.1f} s)' if seconds else ''}")
                 return

@@ -81,8 +81,11 @@ class NavigateToTarget:
         pan, tilt = head_angles(pose, height, look_target(node, height), look.tilt_down, look.pan_limits,
                                 look.tilt_limits)
         c = ctx.profile.controllers[look.controller]
+        left = ctx.remaining()
+        if left <= 0:
+            return f"arrived; no time left to turn the head to {node.id}"
         outcome = ports.trajectories.follow(c.action, list(c.joints), [TrajectoryPoint((pan, tilt), look.duration)],
-                                            ctx.bounded(ctx.settings.step_timeout), ctx.cancel)
+                                            min(ctx.settings.step_timeout, left), ctx.cancel)
         if outcome.ok:
             return ""
         ctx.cancel.check()  # a cancel while the head moved cancels the skill

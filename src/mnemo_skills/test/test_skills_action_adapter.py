@@ -56,11 +56,13 @@ def graph():
     executor = MultiThreadedExecutor(num_threads=4, context=context)
     executor.add_node(server_node)
     executor.add_node(client_node)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
     try:
         yield client_node, seen
     finally:
         executor.shutdown()
+        spinner.join(timeout=5.0)  # no spin in flight while the nodes are destroyed
         server_node.destroy_node()
         client_node.destroy_node()
         rclpy.try_shutdown(context=context)

@@ -95,20 +95,18 @@ def read_observations(path: str | Path, topics: Optional[Sequence[str]] = None) 
 def _legacy_observation(m) -> Observation:
     """An Observation recorded before Sighting carried its attributes as parallel arrays (they were
     KeyValue[] attributes), decoded from the schema stored in the bag."""
-    from mnemo_common.types import Pose2D, Pose3D, Sighting
+    from mnemo_common.ros import point_from_msg, pose2d_from_msg, pose3d_from_msg
+    from mnemo_common.types import Sighting
 
     def attributes(s) -> dict[str, str]:
         if hasattr(s, "attribute_keys"):
             return dict(zip(s.attribute_keys, s.attribute_values))
         return {kv.key: kv.value for kv in getattr(s, "attributes", [])}
 
-    cam = m.camera_pose
     return Observation(
-        stamp=m.header.stamp.sec + m.header.stamp.nanosec * 1e-9,
-        robot_pose=Pose2D(m.robot_pose.x, m.robot_pose.y, m.robot_pose.theta),
-        camera_pose=Pose3D((cam.position.x, cam.position.y, cam.position.z),
-                           (cam.orientation.x, cam.orientation.y, cam.orientation.z, cam.orientation.w)),
+        stamp=m.header.stamp.sec + m.header.stamp.nanosec * 1e-9,  # a decoded message, not a builtin Time
+        robot_pose=pose2d_from_msg(m.robot_pose), camera_pose=pose3d_from_msg(m.camera_pose),
         room=m.room, caption=m.caption, image_ref=m.image_ref, seq=m.seq,
-        sightings=[Sighting(label=s.label, kind=s.kind, position=(s.position.x, s.position.y, s.position.z),
-                            attributes=attributes(s), object_id=s.object_id, support=s.support,
-                            relation=s.relation, score=s.score) for s in m.sightings])
+        sightings=[Sighting(label=s.label, kind=s.kind, position=point_from_msg(s.position), attributes=attributes(s),
+                            object_id=s.object_id, support=s.support, relation=s.relation, score=s.score)
+                   for s in m.sightings])

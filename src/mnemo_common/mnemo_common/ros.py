@@ -85,8 +85,10 @@ def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, thre
         threads = int(getattr(node, "executor_threads", threads))  # a node may choose (a parameter)
         # What start-up built (models, libraries, stores) lives as long as the node: moved out of the
         # collector's generations, it is no longer traversed by every collection the callbacks'
-        # garbage triggers (memory node, 100k records over DDS: p50 about 0.5 ms lower per query).
-        gc.collect()
+        # garbage triggers (memory node, 100k records, 10 nearest over DDS, two alternating pairs:
+        # p50 3.0-3.8 ms, mean 3.2-4.1, against 3.3-5.8 and 3.5-6.7 without).
+        # No gc.collect() first: with torch loaded it takes ~0.3 s, during which the node is
+        # discoverable but not spinning, and a patrol's burst overflowed the subscription's queue.
         gc.freeze()
         executor = MultiThreadedExecutor(num_threads=threads) if threads > 1 else SingleThreadedExecutor()
         executor.add_node(node)

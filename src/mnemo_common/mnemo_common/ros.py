@@ -247,10 +247,10 @@ def _interface_builder(name: str) -> Callable[..., Any]:
 
 def sighting_to_msg(s: Sighting):
     attrs = s.attributes
-    return _interface_builder("Sighting")(label=s.label, kind=s.kind, object_id=s.object_id,
-                       attribute_keys=[str(k) for k in attrs], attribute_values=[str(v) for v in attrs.values()],
-                       position=point_to_msg(s.position), support=s.support, relation=s.relation,
-                       score=float(s.score))
+    return _interface_builder("Sighting")(
+        label=s.label, kind=s.kind, object_id=s.object_id,
+        attribute_keys=[str(k) for k in attrs], attribute_values=[str(v) for v in attrs.values()],
+        position=point_to_msg(s.position), support=s.support, relation=s.relation, score=float(s.score))
 
 
 def sighting_from_msg(m) -> Sighting:
@@ -285,10 +285,10 @@ def observation_from_msg(m) -> Observation:
 
 
 def memory_record_to_msg(r: MemoryRecord):
-    return _interface_builder("MemoryRecord")(id=r.id, stamp=time_to_msg(r.stamp), robot_pose=pose2d_to_msg(r.robot_pose),
-                           camera_pose=pose3d_to_msg(r.camera_pose), room=r.room, caption=r.caption,
-                           labels=list(r.labels), sightings=[sighting_to_msg(s) for s in r.sightings],
-                           raw_ref=r.raw_ref, score=float(r.score))
+    return _interface_builder("MemoryRecord")(
+        id=r.id, stamp=time_to_msg(r.stamp), robot_pose=pose2d_to_msg(r.robot_pose),
+        camera_pose=pose3d_to_msg(r.camera_pose), room=r.room, caption=r.caption, labels=list(r.labels),
+        sightings=[sighting_to_msg(s) for s in r.sightings], raw_ref=r.raw_ref, score=float(r.score))
 
 
 def memory_record_from_msg(m) -> MemoryRecord:

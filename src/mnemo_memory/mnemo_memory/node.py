@@ -129,7 +129,7 @@ class MemoryNode(Node):
                 self.get_logger().warning(f"positions could not be read back ({store.positions_error}): "
                                           f"position queries keep using the engine's indices")
                 return
-            if self.memory.positions_ready(timeout=0.5):
+            if store.positions_ready(timeout=0.5):
                 seconds = getattr(store, "positions_load_seconds", 0.0)
                 self.get_logger().info(f"positions in RAM: plain position queries skip the engine scan"
                                        f"{f' (read back in {seconds:.1f} s)' if seconds else ''}")

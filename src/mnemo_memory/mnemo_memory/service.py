@@ -76,12 +76,6 @@ class MemoryService:
         return cls(open_store(data_dir, embedder.name, embedder.dim, url=url, collection=collection), embedder,
                    auto_optimize=auto_optimize)
 
-    def positions_ready(self, timeout: Optional[float] = None) -> bool:
-        """Whether plain position queries are answered from positions in RAM (the embedded store
-        reads them back in the background after a reopen); True for backends without them."""
-        ready = getattr(self.store, "positions_ready", None)
-        return True if ready is None else ready(timeout)
-
     # -- writes --------------------------------------------------------------------------
     def add(self, records: Sequence[MemoryRecord]) -> list[str]:
         """Store records (embedding their captions when they carry none); durable on return."""

@@ -8,6 +8,7 @@ setup(
     name=package_name,
     version="0.1.0",
     packages=find_packages(exclude=["test"]),
+    package_data={"mnemo_sim.generator": ["data/*.yaml"]},  # the generator's vocabulary and templates
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),

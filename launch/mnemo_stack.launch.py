@@ -26,10 +26,13 @@ ARGUMENTS = [
     ("color_topic", names.COLOR_IMAGE, "robot's colour image topic (sensor_msgs/Image)"),
     ("depth_topic", names.DEPTH_IMAGE, "robot's depth image topic, registered to colour (sensor_msgs/Image)"),
     ("camera_info_topic", names.CAMERA_INFO, "robot's colour camera info topic (sensor_msgs/CameraInfo)"),
+    ("respawn", "true", "start a node again when it exits (crash, kill); the memory, scene graph and keyframes "
+                        "reopen their stores under data_dir"),
 ]
+RESPAWN_DELAY = 2.0  # s before a node that exited starts again
 
 CHOICES = {"use_sim_time": ["true", "false"], "policy": ["offline", "llm"], "with_planner": ["true", "false"],
-           "with_skills": ["true", "false"], "operator_gate": ["true", "false"]}
+           "with_skills": ["true", "false"], "operator_gate": ["true", "false"], "respawn": ["true", "false"]}
 
 
 def generate_launch_description():
@@ -43,24 +46,25 @@ def generate_launch_description():
     camera = [(names.COLOR_IMAGE, LaunchConfiguration("color_topic")),
               (names.DEPTH_IMAGE, LaunchConfiguration("depth_topic")),
               (names.CAMERA_INFO, LaunchConfiguration("camera_info_topic"))]
+    supervised = {"respawn": LaunchConfiguration("respawn"), "respawn_delay": RESPAWN_DELAY}
     nodes = [
         Node(package="mnemo_memory", executable="memory_node", name=names.MEMORY_NODE, output="screen",
-             parameters=[config, persistent]),
+             **supervised, parameters=[config, persistent]),
         Node(package="mnemo_perception", executable="perception_node", name=names.PERCEPTION_NODE,
-             output="screen", parameters=[config, common], remappings=camera),
+             output="screen", **supervised, parameters=[config, common], remappings=camera),
         Node(package="mnemo_scene_graph", executable="scene_graph_node", name=names.SCENE_GRAPH_NODE,
-             output="screen", parameters=[config, persistent]),
+             output="screen", **supervised, parameters=[config, persistent]),
         Node(package="mnemo_keyframes", executable="keyframes_node", name=names.KEYFRAMES_NODE, output="screen",
-             parameters=[config, with_llm], remappings=camera),
+             **supervised, parameters=[config, with_llm], remappings=camera),
         Node(package="mnemo_interaction", executable="analyzer_node", name=names.ANALYZER_NODE, output="screen",
-             parameters=[config, with_llm]),
+             **supervised, parameters=[config, with_llm]),
         Node(package="mnemo_planner", executable="planner_node", name=names.PLANNER_NODE, output="screen",
-             parameters=[config, {**common, "policy": LaunchConfiguration("policy"),
-                                  "llm_base_url": LaunchConfiguration("llm_base_url")}],
+             **supervised, parameters=[config, {**common, "policy": LaunchConfiguration("policy"),
+                                                "llm_base_url": LaunchConfiguration("llm_base_url")}],
              condition=IfCondition(LaunchConfiguration("with_planner"))),
         Node(package="mnemo_skills", executable="skills_node", name=names.SKILLS_NODE, output="screen",
-             parameters=[config, {**common, "profile_file": LaunchConfiguration("skills_profile"),
-                                  "operator_gate": LaunchConfiguration("operator_gate")}],
+             **supervised, parameters=[config, {**common, "profile_file": LaunchConfiguration("skills_profile"),
+                                                "operator_gate": LaunchConfiguration("operator_gate")}],
              condition=IfCondition(LaunchConfiguration("with_skills"))),
     ]
     return LaunchDescription(declared + nodes)

@@ -29,7 +29,10 @@ def generate_launch_description():
                                           "interaction analyzer's VLM; empty: offline everywhere"),
         DeclareLaunchArgument("use_sim_time", default_value="false", choices=["true", "false"],
                               description="nodes take time from the simulator's /clock"),
+        DeclareLaunchArgument("respawn", default_value="true", choices=["true", "false"],
+                              description="start a node again when it exits (crash, kill)"),
         Node(package="mnemo_sim", executable="sim_node", name=names.SIM_NODE, output="screen",
+             respawn=LaunchConfiguration("respawn"), respawn_delay=2.0,
              parameters=[config, {"scenario": LaunchConfiguration("scenario"),
                                   "seed": LaunchConfiguration("seed"),
                                   "render": LaunchConfiguration("render"),
@@ -41,5 +44,5 @@ def generate_launch_description():
                               "use_sim_time": LaunchConfiguration("use_sim_time"),
                               "policy": LaunchConfiguration("policy"),
                               "llm_base_url": LaunchConfiguration("llm_base_url"),
-                              "with_skills": "false"}.items()),
+                              "respawn": LaunchConfiguration("respawn"), "with_skills": "false"}.items()),
     ])

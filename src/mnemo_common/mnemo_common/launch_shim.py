@@ -13,6 +13,8 @@ Semantics followed from launch / launch_ros:
 - IncludeLaunchDescription sets its launch_arguments in the current scope (they stay visible
   after the include, as in `launch`); GroupAction(scoped=True) gives its actions a copy.
 - IfCondition / UnlessCondition accept true/false/1/0 (any case) and nothing else.
+- Node respawn (a bool or a true/false substitution), respawn_delay (s) and respawn_max_retries
+  (-1: always) as launch's ExecuteProcess: the node starts again after it exits, whatever its code.
 - Node parameters: YAML files contribute `ros__parameters` under `/**`, `NAME`, `/NAME` or
   `/NS/NAME` keys, nested mappings flattened to dotted names; dicts are merged after, in order;
   a substitution value is performed and its text read as YAML (so "true" is a bool, "2.0" a float).
@@ -184,7 +186,7 @@ class IncludeLaunchDescription(Action):
 
 
 NODE_KWARGS = {"package", "executable", "name", "namespace", "parameters", "remappings", "arguments", "output",
-               "condition", "emulate_tty", "respawn", "respawn_delay"}
+               "condition", "emulate_tty", "respawn", "respawn_delay", "respawn_max_retries"}
 
 
 class Node(Action):
@@ -201,6 +203,9 @@ class Node(Action):
         self.parameters = list(kwargs.get("parameters") or [])
         self.remappings = list(kwargs.get("remappings") or [])
         self.arguments = list(kwargs.get("arguments") or [])
+        self.respawn = kwargs.get("respawn", False)
+        self.respawn_delay = kwargs.get("respawn_delay")
+        self.respawn_max_retries = kwargs.get("respawn_max_retries", -1)
 
 
 def _no_extra(what: str, kwargs: dict) -> None:
@@ -238,6 +243,9 @@ class NodeSpec:
     arguments: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     file: str = ""
+    respawn: bool = False
+    respawn_delay: float = 0.0
+    respawn_max_retries: int = -1
 
 
 @dataclass
@@ -373,6 +381,10 @@ class _Evaluator:
                 raise LaunchShimError(f"{file}: a remapping is a (from, to) pair, got {pair!r}")
             spec.remappings.append((perform(pair[0], context), perform(pair[1], context)))
         spec.arguments = [perform(a, context) for a in e.arguments]
+        spec.respawn = e.respawn if isinstance(e.respawn, bool) else _truth(perform(e.respawn, context))
+        if e.respawn_delay is not None:
+            spec.respawn_delay = float(e.respawn_delay)
+        spec.respawn_max_retries = int(e.respawn_max_retries)
         self.nodes.append(spec)
 
 

@@ -1,22 +1,31 @@
 """`mnemo launch FILE.launch.py [name:=value ...] [--dry-run] [--log-dir DIR]`: start the nodes of
 a launch file as processes, on machines without `ros2 launch`.
 
-The launch file is evaluated with mnemo_common.launch_shim; each node runs as
-`python -m <module>` (the module its package's console_scripts entry names) with its resolved
-parameters, remappings and environment. Logs stream to the terminal prefixed with the node's
-name; Ctrl-C, or any node dying, stops them all.
+Where the real `launch` / `launch_ros` are importable (a full ROS 2 install), the file runs
+through them, exactly as `ros2 launch` would. Elsewhere it is evaluated with
+mnemo_common.launch_shim; each node runs as `python -m <module>` (the module its package's
+console_scripts entry names) with its resolved parameters, remappings and environment, all in one
+process group of their own. Logs stream to the terminal prefixed with the node's name. As with
+`ros2 launch`, a node with `respawn=True` starts again `respawn_delay` seconds after it exits, and
+the launcher runs until no node is left. SIGINT, SIGTERM or SIGHUP stop every node (SIGINT, then
+SIGKILL after a grace period); if the launcher itself is killed, the kernel stops them
+(PR_SET_PDEATHSIG).
 """
 from __future__ import annotations
 
 import argparse
 import re
+import signal
 import sys
-import time
+import threading
 from pathlib import Path
 from typing import Optional
 
-from mnemo_common.launch_shim import LaunchShimError, NodeSpec, evaluate_launch_file
-from mnemo_common.processes import REPO_ROOT, NodeProcess, ros_env
+from mnemo_common.launch_shim import LaunchShimError, NodeSpec, evaluate_launch_file, real_launch_available
+from mnemo_common.processes import REPO_ROOT, NodeProcess, ProcessGroup, Supervisor, ros_env, stop_all
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_GRACE = 6.0  # s between SIGINT and SIGKILL when stopping a launch
 
 
 def console_script_module(package: str, executable: str) -> str:
@@ -51,25 +60,57 @@ def ros_arguments(spec: NodeSpec) -> list[str]:
     return [*spec.arguments, *(["--ros-args", *extra] if extra else [])]
 
 
+class Launch(list):
+    """The node processes of a launch file (a list of NodeProcess) and the supervisor that
+    respawns them; ``stop()`` stops them all at once."""
+
+    def __init__(self, procs: list[NodeProcess], supervisor: Supervisor):
+        super().__init__(procs)
+        self.supervisor = supervisor
+
+    def by_name(self, name: str) -> NodeProcess:
+        return next(p for p in self if p.name == name)
+
+    def stop(self, timeout: float = STOP_GRACE) -> None:
+        stop_all(list(self), timeout)
+        self.supervisor.stop()
+
+
 def start_launch_file(path, args: Optional[dict[str, str]] = None, env: Optional[dict[str, str]] = None,
-                      log_dir: Optional[Path] = None) -> list[NodeProcess]:
-    """Evaluate a launch file and start each of its nodes as a process; the caller stops them
-    (NodeProcess.stop). `env` is the base environment (default: mnemo_common.processes.ros_env());
-    the launch file's SetEnvironmentVariable values apply on top of it."""
+                      log_dir: Optional[Path] = None, on_event=None) -> Launch:
+    """Evaluate a launch file and start each of its nodes as a process, supervised (respawn) from
+    a thread of the calling process; the caller stops them (Launch.stop, or NodeProcess.stop each).
+    `env` is the base environment (default: mnemo_common.processes.ros_env()); the launch file's
+    SetEnvironmentVariable values apply on top of it. `on_event(text)` hears of exits and respawns."""
     result = evaluate_launch_file(resolve_launch_file(str(path)), args or {})
     base = dict(env) if env is not None else ros_env()
     log_dir = Path(log_dir) if log_dir is not None else Path.cwd() / "log" / "launch"
+    group = ProcessGroup()
     started: list[NodeProcess] = []
     try:
         for spec in result.nodes:
             module = console_script_module(spec.package, spec.executable)
             started.append(NodeProcess(module, spec.name, params=spec.params, env={**base, **spec.env},
-                                       log_dir=log_dir, args=ros_arguments(spec)))
+                                       log_dir=log_dir, args=ros_arguments(spec), respawn=spec.respawn,
+                                       respawn_delay=spec.respawn_delay,
+                                       respawn_max_retries=spec.respawn_max_retries, group=group))
     except Exception:
-        for proc in started:
-            proc.stop()
+        stop_all(started)
         raise
-    return started
+    return Launch(started, Supervisor(started, on_event).start())
+
+
+def run_with_ros2_launch(path: Path, args: dict[str, str]) -> int:
+    """Run a launch file through the real launch / launch_ros, as `ros2 launch` does (it handles
+    signals, respawn and shutdown itself)."""
+    import launch
+    from launch.actions import IncludeLaunchDescription
+    from launch.launch_description_sources import AnyLaunchDescriptionSource
+
+    service = launch.LaunchService(argv=[f"{k}:={v}" for k, v in args.items()])
+    service.include_launch_description(launch.LaunchDescription([IncludeLaunchDescription(
+        AnyLaunchDescriptionSource(str(path)), launch_arguments=list(args.items()))]))
+    return int(service.run() or 0)
 
 
 def describe(spec: NodeSpec) -> tuple[str, bool]:
@@ -82,6 +123,9 @@ def describe(spec: NodeSpec) -> tuple[str, bool]:
     lines += [f"    param {k} = {v!r}" for k, v in sorted(spec.params.items())]
     lines += [f"    remap {a} -> {b}" for a, b in spec.remappings]
     lines += [f"    env {k}={v}" for k, v in sorted(spec.env.items())]
+    if spec.respawn:
+        lines.append(f"    respawn after {spec.respawn_delay:g} s"
+                     + (f" (at most {spec.respawn_max_retries} times)" if spec.respawn_max_retries >= 0 else ""))
     return "\n".join(lines), ok
 
 
@@ -124,6 +168,23 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, dict[str, str]]:
     return ns, launch_args
 
 
+class StopRequest:
+    """SIGINT, SIGTERM and SIGHUP (Ctrl-C, `docker stop`, systemd, `timeout`, a closed terminal)
+    set an event instead of ending the launcher, which then stops its nodes."""
+
+    def __init__(self):
+        self.event, self.signal_name = threading.Event(), ""
+        self._previous = {sig: signal.signal(sig, self._handle) for sig in STOP_SIGNALS}
+
+    def _handle(self, signum, frame) -> None:
+        self.signal_name = self.signal_name or signal.Signals(signum).name
+        self.event.set()
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ns, launch_args = parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
@@ -137,36 +198,42 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print(text)
                 resolved = resolved and ok
             return 0 if resolved else 1
-        procs = start_launch_file(ns.launch_file, launch_args, log_dir=ns.log_dir)
+        if real_launch_available():
+            return run_with_ros2_launch(resolve_launch_file(ns.launch_file), launch_args)
     except LaunchShimError as exc:
+        print(f"mnemo launch: {exc}", file=sys.stderr)
+        return 2
+    stop = StopRequest()
+
+    def on_event(text: str) -> None:
+        print(f"mnemo launch: {text}", file=sys.stderr, flush=True)
+
+    try:
+        procs = start_launch_file(ns.launch_file, launch_args, log_dir=ns.log_dir, on_event=on_event)
+    except LaunchShimError as exc:
+        stop.restore()
         print(f"mnemo launch: {exc}", file=sys.stderr)
         return 2
     width = max((len(p.name) for p in procs), default=0)
     tails = [LogTail(p, width) for p in procs]
-    print(f"mnemo launch: started {', '.join(p.name for p in procs)}; Ctrl-C stops them", flush=True)
-    code = 0
+    group = procs[0].group.pgid if procs else "-"
+    print(f"mnemo launch: started {', '.join(p.name for p in procs)} (process group {group}); Ctrl-C stops them",
+          flush=True)
     try:
-        while True:
+        while not stop.event.wait(0.2):
             for tail in tails:
                 tail.pump(sys.stdout)
-            dead = [p for p in procs if not p.alive()]
-            if dead:
-                for tail in tails:
-                    tail.pump(sys.stdout)
-                for p in dead:
-                    print(f"mnemo launch: {p.name} exited with code {p.proc.returncode}; stopping the others",
-                          file=sys.stderr, flush=True)
-                code = 1 if any(p.proc.returncode not in (0, None) for p in dead) else 0
+            if not procs.supervisor.running():
                 break
-            time.sleep(0.2)
-    except KeyboardInterrupt:
-        pass
+        if stop.event.is_set():
+            print(f"mnemo launch: {stop.signal_name}: stopping every node", file=sys.stderr, flush=True)
     finally:
-        for p in procs:
-            p.stop()
+        procs.stop()
+        stop.restore()
         for tail in tails:
             tail.pump(sys.stdout)
-    return code
+    exits = [p.proc.returncode for p in procs]
+    return 0 if stop.event.is_set() or all(code in (0, None) for code in exits) else 1
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import gc
 import keyword
 import math
 import os
+import threading
 from typing import Any, Callable, Optional, Type, TypeVar
 
 import numpy as np
@@ -75,9 +76,16 @@ def msg_builder(cls: Type[T]) -> Callable[..., T]:
 
 
 # -- main ----------------------------------------------------------------------------
+EXIT_GRACE = 10.0  # s a node's clean-up may take once it is asked to stop
+
+
 def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, threads: int = 4) -> None:
     """The one main() of every mnemo node: init, spin an executor (multi-threaded unless the node or
-    the caller asks for one thread), shut down cleanly."""
+    the caller asks for one thread), shut down cleanly. Started by a launcher, the node dies with
+    it (PR_SET_PDEATHSIG); a clean-up that hangs ends the process after ``EXIT_GRACE`` seconds."""
+    from mnemo_common.processes import die_with_parent
+
+    die_with_parent()
     rclpy.init(args=args)
     node = None
     try:
@@ -96,12 +104,17 @@ def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, thre
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        # No orphan, ever: whatever close() waits on, the process is gone after the grace period.
+        watchdog = threading.Timer(EXIT_GRACE, os._exit, (1,))
+        watchdog.daemon = True
+        watchdog.start()
         if node is not None:
             close = getattr(node, "close", None)
             if callable(close):
                 close()
             node.destroy_node()
         rclpy.try_shutdown()
+        watchdog.cancel()
 
 
 # -- parameters ----------------------------------------------------------------------

@@ -1,17 +1,21 @@
-"""``mnemo bench [SCENARIO_FILES...] [--methods ...] [--perception oracle|realistic] [--ros] [--seed N]
-[--out DIR] [--qa]``: run the benchmark and write its report.
+"""``mnemo bench [SCENARIO_FILES...] [--generated N [--size S] [--days D]] [--methods ...]
+[--perception oracle|realistic] [--ros] [--seed N] [--out DIR] [--qa]``: run the benchmark and write its report.
 
 Default suite: every scenario shipped with mnemo_sim, every method, oracle perception, memory QA
 on; finishes in a few minutes on two cores (see the package README for the measured time).
 Realistic perception renders every patrol frame, so by default it runs on the smallest shipped
 scenario only unless scenario files are given.
+
+``--generated N`` adds N homes from mnemo_sim's generator (generator seeds ``--seed`` ..
+``--seed + N - 1``), homes no method was tuned on; with no scenario argument they replace the
+default suite. The report gives the shipped and the generated homes their own tables.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from mnemo_bench.methods import DEFAULT_METHODS, METHODS
 
@@ -22,7 +26,14 @@ ROS_DEFAULT_METHODS = ("full",)
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="mnemo bench", description=__doc__.split("\n\n")[0])
     p.add_argument("scenarios", nargs="*", help="household-scenario/1 files or shipped scenario names "
-                                                "(default: every shipped scenario)")
+                                                "(default: every shipped scenario; none with --generated)")
+    p.add_argument("--generated", type=int, default=0, metavar="N",
+                   help="also run N generated homes, generator seeds --seed .. --seed+N-1; without scenario "
+                        "arguments, only these (in-process only, not with --ros)")
+    p.add_argument("--size", choices=("small", "medium", "large"), default="medium",
+                   help="size of the generated homes (default: medium)")
+    p.add_argument("--days", type=int, default=None, metavar="D",
+                   help="days each generated home covers (default: the generator's)")
     p.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
                    help=f"methods to run (default: all): {', '.join(METHODS)}")
     p.add_argument("--perception", choices=("oracle", "realistic"), default="oracle",
@@ -31,7 +42,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--ros", action="store_true", help="run the tasks through the ROS nodes (launch/sim.launch.py) "
                                                        "and compare with the in-process run of the same seed")
     p.add_argument("--tasks", default="", help="comma-separated task ids to run (default: all)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="simulator seed (default: 0); with --generated also the first generator seed")
     p.add_argument("--out", default="bench_results", help="report directory (default: bench_results)")
     qa = p.add_mutually_exclusive_group()
     qa.add_argument("--qa", dest="qa", action="store_true", default=None, help="run the memory QA (default: on)")
@@ -53,6 +65,15 @@ def resolve_scenario(arg: str) -> Path:
     return candidate
 
 
+def generated_homes(first_seed: int, count: int, size: str, days: Optional[int]) -> list[Any]:
+    """``count`` homes from mnemo_sim's generator, seeds ``first_seed`` .. ``first_seed + count - 1``."""
+    if count <= 0:
+        return []
+    from mnemo_sim.generator import generate_scenario
+
+    return [generate_scenario(seed, size=size, days=days) for seed in range(first_seed, first_seed + count)]
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
     from mnemo_sim.scenario import ScenarioError, load_scenario
@@ -60,14 +81,24 @@ def main(argv: Optional[list[str]] = None) -> int:
     from mnemo_bench.methods import resolve_methods
     from mnemo_bench.runner import default_scenarios
 
+    if args.generated < 0:
+        print("mnemo bench: --generated needs a count >= 0", file=sys.stderr)
+        return 2
+    if args.generated and args.ros:
+        print("mnemo bench: --generated homes have no scenario file for the ROS launch; run them without --ros",
+              file=sys.stderr)
+        return 2
     try:
         if args.scenarios:
             paths = [resolve_scenario(s) for s in args.scenarios]
+        elif args.generated:
+            paths = []
         elif args.perception == "realistic" or args.ros:
             paths = [resolve_scenario(REALISTIC_DEFAULT)]
         else:
             paths = default_scenarios()
-        scenarios = [load_scenario(p) for p in paths]
+        generated = generated_homes(args.seed, args.generated, args.size, args.days)
+        scenarios = [load_scenario(p) for p in paths] + generated
         names = args.methods or list(ROS_DEFAULT_METHODS if args.ros else DEFAULT_METHODS)
         methods = resolve_methods(names)
     except (FileNotFoundError, ScenarioError, ValueError) as exc:
@@ -94,6 +125,9 @@ def main(argv: Optional[list[str]] = None) -> int:
 
         result = run_suite(scenarios, methods, seed=args.seed, perception=args.perception, qa=qa,
                            progress=not args.quiet, task_filter=task_filter)
+    if generated:
+        result.meta["generated"] = {"seeds": list(range(args.seed, args.seed + args.generated)), "size": args.size,
+                                    "days": args.days, "scenarios": [sc.name for sc in generated]}
     from mnemo_bench.report import markdown_table, summarize, write_report
 
     files = write_report(result, out, plots=not args.no_plots)

@@ -1,18 +1,23 @@
 """The benchmark's report: ``results.json`` (every row, every aggregate), ``report.md`` (tables,
-targets, failures), ``README_table.md`` (the table to paste into README.md) and two PNG plots
-(success by family per method; physical actions per success against optimal)."""
+targets, failure causes, failures), ``README_table.md`` (the table to paste into README.md) and two
+PNG plots (success by family per method; physical actions per success against optimal).
+
+When generated homes ran (``meta["generated"]``) alongside shipped scenarios, each kind also gets
+its own tables, so a number tuned to the shipped homes shows next to one that cannot be."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from mnemo_bench.failures import FailureCause, describe
 from mnemo_bench.stats import aggregate_by, group
 
 TYPES = ("visible", "interactive", "commonsense", "recall")
 # The issue's targets for the full method with oracle perception.
 TARGETS = {"visible": 0.9, "interactive": 0.8, "commonsense": 0.6}
 MAX_ACTION_RATIO = 1.25
+UNCLASSIFIED = "unclassified"  # a failed row without a cause (the ROS runner does not record picks)
 
 
 def _pct(x: Optional[float]) -> str:
@@ -27,13 +32,52 @@ def _rows(result: Any) -> list[Any]:
     return list(result.rows)
 
 
-def summarize(result: Any) -> dict:
+def origins(result: Any) -> list[tuple[str, str, list[Any]]]:
+    """(key, title, rows) of the shipped scenarios and of the generated homes, when generated homes
+    ran (else [])."""
+    generated = result.meta.get("generated")
+    if not generated:
+        return []
+    names = set(generated["scenarios"])
+    seeds = generated["seeds"]
+    span = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
     rows = _rows(result)
-    out = {
+    split = [("shipped", "shipped scenarios", [r for r in rows if r.scenario not in names]),
+             ("generated", f"generated homes ({span})", [r for r in rows if r.scenario in names])]
+    return [(key, title, part) for key, title, part in split if part]
+
+
+def cause_of(row: Any) -> str:
+    return row.failure or UNCLASSIFIED
+
+
+def failure_counts(rows: Sequence[Any]) -> dict:
+    """{"by_method": {method: {cause: n}}, "by_family": {method: {family: {cause: n}}}} over failed rows."""
+    failed = [r for r in rows if not r.success]
+    by_method = {m: _count(mrows) for m, mrows in group(failed, lambda r: r.method).items()}
+    by_family = {m: {f: _count(frows) for f, frows in sorted(group(mrows, lambda r: r.family).items())}
+                 for m, mrows in group(failed, lambda r: r.method).items()}
+    return {"by_method": by_method, "by_family": by_family}
+
+
+def _count(rows: Sequence[Any]) -> dict[str, int]:
+    return {cause: len(crows) for cause, crows in group(rows, cause_of).items()}
+
+
+def _aggregates(rows: Sequence[Any]) -> dict:
+    return {
         "all": {m: v["all"].to_dict() for m, v in aggregate_by(rows, "all").items()},
         "by_type": {m: {k: a.to_dict() for k, a in v.items()} for m, v in aggregate_by(rows, "type").items()},
         "by_family": {m: {k: a.to_dict() for k, a in v.items()} for m, v in aggregate_by(rows, "family").items()},
+        "failure_causes": failure_counts(rows),
     }
+
+
+def summarize(result: Any) -> dict:
+    out = _aggregates(_rows(result))
+    parts = origins(result)
+    if len(parts) > 1:
+        out["by_origin"] = {key: {"title": title, **_aggregates(rows)} for key, title, rows in parts}
     if getattr(result, "qa", None):
         from mnemo_bench.qa import summarize_qa
 
@@ -86,6 +130,47 @@ def family_table(summary: dict, methods: Sequence[str]) -> list[str]:
             cells.append("-" if a is None else f"{a['rate']:.2f} [{a['ci_low']:.2f}, {a['ci_high']:.2f}] "
                                                f"({a['successes']}/{a['n']})")
         lines.append(f"| {fam} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _ordered_causes(counts: Sequence[dict[str, int]]) -> list[str]:
+    present = {c for cell in counts for c in cell}
+    return [c.value for c in FailureCause if c.value in present] + sorted(present - {c.value for c in FailureCause})
+
+
+def failure_cause_tables(summary: dict, methods: Sequence[str], method: str = "full") -> list[str]:
+    """Failed tasks per cause: one row per method, then one per family of ``method``, then what each cause means."""
+    by_method = summary["failure_causes"]["by_method"]
+    by_family = summary["failure_causes"]["by_family"].get(method, {})
+    causes = _ordered_causes([*by_method.values(), *by_family.values()])
+    if not causes:
+        return ["No failed task."]
+
+    def table(label: str, rows: dict[str, dict[str, int]]) -> list[str]:
+        lines = [f"| {label} | " + " | ".join(causes) + " | failed |", "|---|" + "---|" * (len(causes) + 1)]
+        for key, cell in rows.items():
+            lines.append(f"| {key} | " + " | ".join(str(cell.get(c, 0)) for c in causes) + f" | {sum(cell.values())} |")
+        return lines
+
+    lines = table("method", {m: by_method.get(m, {}) for m in methods})
+    if by_family:
+        lines += ["", f"By family ({method}):", "", *table("family", by_family)]
+    lines += ["", *[f"- `{c}`: {describe(c) or 'no cause recorded'}" for c in causes]]
+    return lines
+
+
+def success_tables(summary: dict, methods: Sequence[str], heading: str) -> list[str]:
+    """By type and by family, under ``heading`` (a markdown heading prefix such as "##")."""
+    return [f"{heading} Success by task type", "", *markdown_table(summary, methods), "",
+            f"{heading} Success by family", "", *family_table(summary, methods), ""]
+
+
+def origin_sections(summary: dict, methods: Sequence[str], heading: str = "##") -> list[str]:
+    """The shipped scenarios' and the generated homes' tables, each under its own heading."""
+    lines: list[str] = []
+    for part in summary.get("by_origin", {}).values():
+        title = part["title"][0].upper() + part["title"][1:]
+        lines += [f"{heading} {title}", "", *success_tables(part, methods, heading + "#")]
     return lines
 
 
@@ -155,8 +240,9 @@ def failures(rows: Sequence[Any], method: str) -> list[str]:
     lines = []
     for r in rows:
         if r.method == method and not r.success:
-            lines.append(f"- **{r.scenario}/{r.task_id}** ({r.type}/{r.family}) \"{r.instruction}\": {r.detail}; "
-                         f"{r.steps}/{r.budget} steps, {r.physical_actions} physical (optimal {r.optimal_actions})")
+            lines.append(f"- `{cause_of(r)}` **{r.scenario}/{r.task_id}** ({r.type}/{r.family}) \"{r.instruction}\": "
+                         f"{r.detail}; {r.steps}/{r.budget} steps, {r.physical_actions} physical "
+                         f"(optimal {r.optimal_actions})")
             lines += [f"  {i + 1}. `{s}`" for i, s in enumerate(r.trace)]
     return lines
 
@@ -180,8 +266,14 @@ def write_report(result: Any, out: Path, plots: bool = True) -> dict[str, Path]:
             f"({', '.join(meta.get('scenarios', []))}), {meta.get('tasks')} tasks per method, "
             f"{meta.get('seconds')} s on this machine. Success rates with 95% Wilson intervals; "
             "actions / optimal = physical actions of successful tasks over their optimal_actions.")
+    generated = meta.get("generated")
+    if generated:
+        head += (f" Generated homes: {len(generated['seeds'])} of size {generated['size']} (generator seeds "
+                 f"{', '.join(map(str, generated['seeds']))}, {generated.get('days') or 'default'} days).")
     table = markdown_table(summary, methods)
     readme = ["## Benchmark (latest `mnemo bench`)", "", head, "", *table, ""]
+    if generated:
+        readme += ["By family:", "", *family_table(summary, methods), "", *origin_sections(summary, methods, "###")]
     if plots:
         readme += [f"![success by family]({files['families_png'].name}) "
                    f"![actions vs optimal]({files['actions_png'].name})", ""]
@@ -191,8 +283,8 @@ def write_report(result: Any, out: Path, plots: bool = True) -> dict[str, Path]:
         readme += ["Memory QA (answered from memory and the scene graph):", "", *qa_table(summary["qa"]), ""]
     files["readme_table"] = out / "README_table.md"
     files["readme_table"].write_text("\n".join(readme))
-    lines = ["# mnemo bench report", "", head, "", "## Success by task type", "", *table, "",
-             "## Success by family", "", *family_table(summary, methods), ""]
+    lines = ["# mnemo bench report", "", head, "", *success_tables(summary, methods, "##"),
+             *origin_sections(summary, methods)]
     if "full" in summary["all"]:
         lines += ["## Targets (full method)", "", "| target | measured | met |", "|---|---|---|"]
         lines += [f"| {w} | {v} | {'yes' if ok else 'NO'} |" for w, v, ok in check_targets(summary)]
@@ -204,6 +296,7 @@ def write_report(result: Any, out: Path, plots: bool = True) -> dict[str, Path]:
     if plots:
         lines += ["## Plots", "", f"![success by family]({files['families_png'].name})", "",
                   f"![actions vs optimal]({files['actions_png'].name})", ""]
+    lines += ["## Failure causes", "", *failure_cause_tables(summary, methods), ""]
     lines += ["## Per task", "", "| scenario | task | type/family | " + " | ".join(methods) + " |",
               "|---|---|---|" + "---|" * len(methods)]
     by_task = group(rows, lambda r: (r.scenario, r.task_id))

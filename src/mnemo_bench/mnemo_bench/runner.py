@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from mnemo_planner.inprocess import InProcessStack
+from mnemo_planner.inprocess import InProcessStack, integration
+from mnemo_sim.tasks import ordered_tasks  # the one task order, shared with `mnemo run`
 
 from mnemo_bench.methods import Method
 
@@ -49,6 +50,9 @@ class TaskRow:
     answer: str = ""
     object_id: str = ""
     trace: list[str] = field(default_factory=list)
+    picked_ids: list[str] = field(default_factory=list)  # instances picked during the task (the scorer's input)
+    final_fixture: str = ""  # where the robot ended the task ("" at no fixture)
+    failure: str = ""  # failures.FailureCause code ("" for a success)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -64,17 +68,6 @@ class TaskRow:
 def task_seed(seed: int, scenario: str, task_id: str, method: str) -> int:
     """A stable per-task seed (Python's hash() is salted per process)."""
     return zlib.crc32(f"{seed}/{scenario}/{task_id}/{method}".encode()) & 0x7FFFFFFF
-
-
-def ordered_tasks(scenario: Any) -> list[Any]:
-    """Tasks in time order; a sequence's tasks stay back to back in file order."""
-    tasks = list(scenario.tasks)
-    first_at: dict[str, float] = {}
-    for t in tasks:
-        if t.sequence:
-            first_at.setdefault(t.sequence, t.at)
-    index = {t.id: i for i, t in enumerate(tasks)}
-    return sorted(tasks, key=lambda t: (first_at.get(t.sequence, t.at) if t.sequence else t.at, index[t.id]))
 
 
 def make_memory() -> Any:
@@ -125,7 +118,7 @@ class BenchStack(InProcessStack):
 
         if not isinstance(obs, Perceived):
             return super().ingest(obs, batch)
-        seen = integrate(self.graph, obs)
+        seen = self.history.record(obs.stamp, lambda graph: integrate(graph, obs))
         if self.memory is not None:
             from mnemo_memory.caption import caption_from_sightings
             from mnemo_memory.ingest import record_from_observation
@@ -142,6 +135,7 @@ class BenchStack(InProcessStack):
             return self._first_patrol(until)
         if self.perceiver is None:
             return super().patrol(until)
+        self._join_patrols(until)
         n, batch = 0, []
         for obs in self.runner.run_patrols(until):
             perceived = self.perceiver.perceive(self.runner.world, obs, patrol=True)
@@ -154,7 +148,8 @@ class BenchStack(InProcessStack):
 
     def _first_patrol(self, until: Any) -> int:
         """Patrols before anything this method did: the scene graph they build is the same for every
-        method, so it is built once per scenario and copied; memory is filled as usual."""
+        method, so it is built once per scenario and copied (their observations are still recorded
+        as evidence, for the graphs as of earlier clocks); memory is filled as usual."""
         key = len(self.runner.patrols_until(until))
         cached = self.graph_cache.get(key)
         if cached is None:
@@ -165,26 +160,33 @@ class BenchStack(InProcessStack):
 
         n, batch = 0, []
         for obs in self.runner.run_patrols(until):
+            self.history.record(obs.stamp, integration(obs), now=False)
             if self.memory is not None:
                 batch.append(record_from_observation(obs, obs.caption))
             n += 1
         if batch:
             self.memory.add(batch)
-        self.graph = self.toolbox.graph = cached.copy()
+        self.history.adopt(cached.copy())
+        self.toolbox.graph = self.graph
         self.observations += n
         return n
 
     def run_row(self, task: Any, policy: Any) -> TaskRow:
+        from mnemo_bench.failures import classify_failure
+
         self._scope = task.sequence or f"task:{task.id}"
         self._retries = 0
         run = self.run_task(task.id, policy)
         ratio = run.physical_actions / run.optimal_actions if run.optimal_actions else None
-        return TaskRow(self.scenario.name, self.method.name, task.id, task.type, task.family, task.sequence or "",
-                       run.instruction, run.success, run.planner_success, run.detail, run.steps, run.budget,
-                       run.physical_actions, run.optimal_actions, ratio, run.wall_time, self._retries,
-                       run.answer, run.object_id,
-                       [f"{s.tool}({', '.join(f'{k}={v}' for k, v in s.arguments.items())}) -> "
-                        f"{'ok' if s.ok else 'failed'}: {s.outcome[:200]}" for s in (run.trace or [])])
+        row = TaskRow(self.scenario.name, self.method.name, task.id, task.type, task.family, task.sequence or "",
+                      run.instruction, run.success, run.planner_success, run.detail, run.steps, run.budget,
+                      run.physical_actions, run.optimal_actions, ratio, run.wall_time, self._retries,
+                      run.answer, run.object_id,
+                      [f"{s.tool}({', '.join(f'{k}={v}' for k, v in s.arguments.items())}) -> "
+                       f"{'ok' if s.ok else 'failed'}: {s.outcome[:200]}" for s in (run.trace or [])],
+                      list(self.runner.robot.picked), self.runner.world.at_fixture)
+        row.failure = classify_failure(row, self.scenario)
+        return row
 
 
 class Progress:

@@ -5,7 +5,12 @@
 (search_text/search_time/search_position/get), a SceneGraph core, the interaction analyzer
 (learning from doing: what a skill's signals reveal, e.g. a locked door, is written into the
 scene graph) and a keyframe retriever. Each part can be switched off for ablations; a switched-off
-tool answers an error outcome (and still costs the step the policy spent on it).
+tool answers an error outcome (and still costs the step the policy spent on it). ``horizon``, when
+set, is the running task's start clock: memory answers hold only records stamped no later.
+
+`InProcessStack` runs a whole scenario in one process under the benchmark's protocol: a task
+sees only evidence stamped no later than its start (memory through ``horizon``, the scene graph
+through ``horizon.GraphHistory``) and what it observes itself.
 """
 from __future__ import annotations
 
@@ -14,9 +19,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Optional
 
 from mnemo_common.types import (
-    Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, PropertyValue, SkillResult,
+    Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, PropertyValue, SkillResult, Status,
 )
 
+from mnemo_planner.horizon import GraphHistory
 from mnemo_planner.tools import Action, ToolOutcome, error_outcome
 
 
@@ -83,6 +89,19 @@ def memory_filter(args: dict) -> MemoryFilter:
     return f
 
 
+def within_horizon(f: MemoryFilter, horizon: Optional[float]) -> MemoryFilter:
+    """The filter, further bounded to records stamped no later than ``horizon`` (when set)."""
+    if horizon is not None:
+        f.until = horizon if f.until is None else min(f.until, horizon)
+    return f
+
+
+def check_horizon(record: MemoryRecord, horizon: Optional[float]) -> MemoryRecord:
+    if horizon is not None and record.stamp > horizon:
+        raise MnemoError(Status.NOT_FOUND, f"no memory record with id {record.id!r} before the task began")
+    return record
+
+
 class InProcessToolbox:
     def __init__(self, robot: Any, memory: Any = None, graph: Any = None, analyzer: Any = None,
                  keyframes: Any = None, ablation: Ablation = Ablation(),
@@ -90,6 +109,7 @@ class InProcessToolbox:
         self.robot, self.memory, self.graph = robot, memory, graph
         self.analyzer, self.keyframes, self.ablation = analyzer, keyframes, ablation
         self.clock = clock or (lambda: 0.0)
+        self.horizon: Optional[float] = None  # the running task's start clock: no memory record stamped later
         self.tool_seconds = 0.0  # time spent inside the cores (the benchmark's baseline)
 
     def execute(self, action: Action) -> ToolOutcome:
@@ -116,21 +136,23 @@ class InProcessToolbox:
 
     def _search_memory(self, text: str, k: int = 5, **kw: Any) -> ToolOutcome:
         self._need_memory()
-        return self._records(self.memory.search_text(text, k=k, filter=memory_filter(kw)))
+        return self._records(self.memory.search_text(text, k=k,
+                                                     filter=within_horizon(memory_filter(kw), self.horizon)))
 
     def _search_memory_time(self, since: Optional[float] = None, until: Optional[float] = None,
                             around: Optional[float] = None, text: str = "", k: int = 5, room: str = "") -> ToolOutcome:
         self._need_memory()
         return self._records(self.memory.search_time(since=since, until=until, around=around, k=k, text=text,
-                                                     filter=MemoryFilter(room=room)))
+                                                     filter=within_horizon(MemoryFilter(room=room), self.horizon)))
 
     def _search_memory_position(self, x: float, y: float, radius: float = 0.0, text: str = "", k: int = 5) -> ToolOutcome:
         self._need_memory()
-        return self._records(self.memory.search_position(x, y, radius=radius, k=k, text=text))
+        return self._records(self.memory.search_position(x, y, radius=radius, k=k, text=text,
+                                                         filter=within_horizon(MemoryFilter(), self.horizon)))
 
     def _look_again(self, record_id: str) -> ToolOutcome:
         self._need_memory()
-        record = self.memory.get(record_id)
+        record = check_horizon(self.memory.get(record_id), self.horizon)
         raw = getattr(record, "raw_ref", "")
         sightings = ", ".join(f"{s.label}@{s.support or '?'}" for s in record.sightings)
         return ToolOutcome(True, f"{record.caption} | sightings: {sightings} | raw: {raw or 'none'}",
@@ -167,6 +189,7 @@ class InProcessToolbox:
 
     # -- physical skills ------------------------------------------------------------------------
     def _skill(self, result: SkillResult, data: dict) -> ToolOutcome:
+        data["outcome"] = int(result.outcome)  # the typed outcome (a SkillCode) the policy branches on
         data.setdefault("signals", result.signals)
         learned = self._learn(result)
         if learned:
@@ -178,6 +201,9 @@ class InProcessToolbox:
             text += " (learned " + ", ".join(f"{k}={v}" for k, v in learned.items()) + ")"
         return ToolOutcome(bool(result.success), f"{result.skill} {result.target}: {text}", data)
 
+    def _update_graph(self, target: str, **change: Any) -> None:
+        self.graph.update(target, **change)
+
     def _learn(self, result: SkillResult) -> dict[str, str]:
         """Learning from doing: the analyzer reads the skill's signals; its findings go to the scene
         graph. Without the analyzer the graph still records what was done (task history)."""
@@ -187,8 +213,8 @@ class InProcessToolbox:
         if self.analyzer is None or not self.ablation.use_interaction_analysis:
             if self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph:
                 contents = [d.label for d in result.detections] if result.skill == "peek" else []
-                self.graph.update(result.target, contents_add=contents, source="interaction", stamp=now,
-                                  outcome=f"{result.skill}:{'ok' if result.success else 'failed'}")
+                self._update_graph(result.target, contents_add=contents, source="interaction", stamp=now,
+                                   outcome=f"{result.skill}:{'ok' if result.success else 'failed'}")
             return {}
         event = InteractionEvent(id=result.interaction_id or uuid.uuid4().hex[:12], action=result.skill,
                                  target=result.target, start=now - max(result.signals.duration, 0.0), end=now,
@@ -206,9 +232,9 @@ class InProcessToolbox:
         if graph_on:
             props = {k: (v if isinstance(v, PropertyValue) else PropertyValue(str(v), 1.0, "interaction", now))
                      for k, v in updates.items()}
-            self.graph.update(result.target, properties=props, contents_add=getattr(analysis, "contents_add", []),
-                              contents_remove=getattr(analysis, "contents_remove", []),
-                              outcome=getattr(analysis, "outcome", ""), source="interaction", stamp=now)
+            self._update_graph(result.target, properties=props, contents_add=getattr(analysis, "contents_add", []),
+                               contents_remove=getattr(analysis, "contents_remove", []),
+                               outcome=getattr(analysis, "outcome", ""), source="interaction", stamp=now)
         return learned
 
     def _navigate(self, target: str = "", x: Optional[float] = None, y: Optional[float] = None,
@@ -238,7 +264,8 @@ class InProcessToolbox:
 
     def _pick(self, target: str) -> ToolOutcome:
         r = self.robot.pick(target)
-        return self._skill(r, {"picked_id": r.picked_id, "picked_label": r.picked_label})
+        return self._skill(r, {"picked_id": r.picked_id, "picked_label": r.picked_label,
+                               "reachable_from": r.reachable_from})
 
     def _place(self, target: str) -> ToolOutcome:
         return self._skill(self.robot.place(target), {})
@@ -283,13 +310,25 @@ def _record(obs: Any) -> Any:
     return record_from_observation(obs, obs.caption)
 
 
+def integration(obs: Any) -> Callable[[Any], Any]:
+    """An oracle observation as scene-graph evidence: the call that integrates it into a graph."""
+    return lambda graph: graph.integrate_observation(obs)
+
+
 class _ObservingToolbox(InProcessToolbox):
-    """Everything the robot sees while acting goes into memory and the scene graph too."""
+    """Everything the robot sees while acting goes into memory and the scene graph too; what it
+    learns by doing is recorded as scene-graph evidence (``record(stamp, apply)``), so the graphs
+    of later tasks hold it once their start is past its stamp."""
 
     def __init__(self, *args, observe: Optional[Callable[[], Any]] = None, sink: Optional[Callable[[Any], None]] = None,
-                 **kwargs):
+                 record: Optional[Callable[[float, Callable[[Any], Any]], Any]] = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self._observe, self._sink = observe, sink
+        self._observe, self._sink, self._record = observe, sink, record
+
+    def _update_graph(self, target: str, **change: Any) -> None:
+        if self._record is None:
+            return super()._update_graph(target, **change)
+        self._record(change["stamp"], lambda graph: graph.update(target, **change) if target in graph else None)
 
     def execute(self, action: Action) -> ToolOutcome:
         import time
@@ -306,7 +345,14 @@ class InProcessStack:
     """A scenario's simulator, memory, scene graph and analyzer in one process.
 
     `patrol(until)` feeds every patrol observation before `until` into memory and the scene graph;
-    `run_task(task_id, policy)` starts the task in the simulator, runs the loop and scores it.
+    `run_task(task_id, policy)` starts the task in the simulator, runs the loop and scores it;
+    `run_all` runs tasks in clock order (`mnemo_sim.tasks.ordered_tasks`).
+
+    The horizon: a task's memory answers and scene graph (`graph`) hold only evidence stamped no
+    later than its start clock, plus what it observes itself, so a task never benefits from what
+    the robot observed in a task that ran earlier but started later or at the same clock (an
+    independent trial). Likewise the dialogue context carries over only from a task that had
+    ended when this one starts.
     """
 
     def __init__(self, scenario: Any, ablation: Ablation = Ablation(), seed: Optional[int] = None,
@@ -318,7 +364,7 @@ class InProcessStack:
         self.scenario = load_scenario(scenario) if not hasattr(scenario, "tasks") else scenario
         self.ablation = ablation
         self.runner = TaskRunner(self.scenario, seed)
-        self.graph = SceneGraph()
+        self.history = GraphHistory(SceneGraph())
         self.memory = _default_memory() if memory == "default" else memory
         if analyzer == "default":
             try:
@@ -333,13 +379,30 @@ class InProcessStack:
         from mnemo_planner.offline_policy import DialogueContext
 
         self.dialogue = DialogueContext()  # consecutive requests: a follow-up continues the previous one
+        self._last_end = float("-inf")  # world clock when the previous task ended
         self.toolbox = _ObservingToolbox(self.runner.robot, self.memory, self.graph, self.analyzer, keyframes,
                                          ablation, clock=lambda: self.runner.world.t,
-                                         observe=self.runner.robot.observe, sink=self.ingest)
+                                         observe=self.runner.robot.observe, sink=self.ingest,
+                                         record=self.history.record)
+
+    @property
+    def graph(self) -> Any:
+        """The scene graph as of the running task's start (or the last patrol) and what it saw since."""
+        return self.history.view
+
+    def _view_as_of(self, clock: float) -> None:
+        self.toolbox.graph = self.history.as_of(clock)
+
+    def _join_patrols(self, until: Any) -> None:
+        """Before the patrols up to ``until`` run: the graph their observations join holds
+        nothing stamped after the first of them."""
+        segments = self.runner.patrols_until(until)
+        if segments:
+            self._view_as_of(segments[0].start_t)
 
     def ingest(self, obs: Any, batch: Optional[list] = None) -> None:
         """One observation into the scene graph and (batched when a list is given) into memory."""
-        self.graph.integrate_observation(obs)
+        self.history.record(obs.stamp, integration(obs))
         if self.memory is not None:
             if batch is None:
                 self.memory.add([_record(obs)])
@@ -348,6 +411,7 @@ class InProcessStack:
         self.observations += 1
 
     def patrol(self, until: Any) -> int:
+        self._join_patrols(until)
         n, batch = 0, []
         for obs in self.runner.run_patrols(until):
             self.ingest(obs, batch)
@@ -368,12 +432,17 @@ class InProcessStack:
         self.patrol(task_id)
         info = self.runner.start_task(task_id)
         task = self.scenario.task_by_id[task_id]
+        self._view_as_of(info.clock)
+        self.toolbox.horizon = info.clock
         self.toolbox.tool_seconds = 0.0
+        if info.clock < self._last_end:  # the previous request is another trial, not one that came before
+            self.dialogue.last = None
         if getattr(policy, "context", False) is None:
             policy.context = self.dialogue
         t0 = time.perf_counter()
         result = run_task(instruction or info.instruction, info.budget, policy, self.toolbox, lambda: self.runner.world.t)
         wall = time.perf_counter() - t0
+        self._last_end = self.runner.world.t
         score = self.runner.score(task_id, answer=result.answer)
         return TaskRun(task_id, task.type, task.family, instruction or task.instruction, bool(score.success), result.success,
                        score.detail, result.steps_used, info.budget, score.physical_actions, score.optimal_actions,
@@ -381,7 +450,13 @@ class InProcessStack:
                        result.trace)
 
     def run_all(self, policy_factory: Callable[[], Any], task_ids: Optional[list[str]] = None) -> list[TaskRun]:
-        ids = task_ids or [t.id for t in self.scenario.tasks]
+        """The tasks (all, or the given ones) in clock order, each with a fresh policy."""
+        from mnemo_sim.tasks import ordered_tasks
+
+        unknown = set(task_ids or ()) - set(self.scenario.task_by_id)
+        if unknown:
+            raise KeyError(f"no tasks named {sorted(unknown)}")
+        ids = [t.id for t in ordered_tasks(self.scenario) if not task_ids or t.id in task_ids]
         return [self.run_task(tid, policy_factory()) for tid in ids]
 
 

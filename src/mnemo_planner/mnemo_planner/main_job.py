@@ -6,6 +6,16 @@ RetrieveObject action, printing progress and each outcome, and writes a run repo
 summary and a top-down map with the robot's path, the scene graph and each task's target).
 No network or API key is needed; with ``--llm-base-url`` (or MNEMO_LLM_BASE_URL) the planner
 uses the LLM policy.
+
+The horizon (a task never benefits from what was observed after its start) over ROS: tasks run
+in clock order, as in the benchmark (``mnemo_sim.tasks.ordered_tasks``: by ``at``, a sequence
+back to back); before each task the robot patrols only the segments that end by its ``at``; and
+the planner bounds memory answers by the clock at the goal's start (``/clock``, published by
+StartTask before it answers). What remains: the scene-graph node holds one graph with all the
+robot observed, so a task that starts at the same clock as an earlier one (an independent trial),
+or before a sequence task run ahead of it, can see in the graph what that task saw after its own
+start, and the planner's dialogue context can carry it over. The in-process stack (``mnemo
+bench``) bounds the scene graph and the dialogue too (``inprocess.InProcessStack``).
 """
 from __future__ import annotations
 
@@ -71,6 +81,17 @@ def resolve_scenario(arg: str) -> Path:
     return candidate
 
 
+def select_tasks(scenario, ids: str) -> list:
+    """The tasks to run, all or the comma-separated ``ids``, in the order they run: clock order."""
+    from mnemo_sim.tasks import ordered_tasks
+
+    wanted = [t for t in ids.split(",") if t]
+    unknown = set(wanted) - set(scenario.task_by_id)
+    if unknown:
+        raise ValueError(f"unknown task ids {sorted(unknown)}")
+    return [t for t in ordered_tasks(scenario) if not wanted or t.id in wanted]
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(list(sys.argv[1:] if argv is None else argv))
     scenario_path = resolve_scenario(args.scenario)
@@ -81,11 +102,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     except ScenarioError as exc:
         print(f"mnemo run: {exc}", file=sys.stderr)
         return 2
-    wanted = [t for t in args.tasks.split(",") if t]
-    tasks = [t for t in scenario.tasks if not wanted or t.id in wanted]
-    unknown = set(wanted) - {t.id for t in scenario.tasks}
-    if unknown:
-        print(f"mnemo run: unknown task ids {sorted(unknown)}", file=sys.stderr)
+    try:
+        tasks = select_tasks(scenario, args.tasks)
+    except ValueError as exc:
+        print(f"mnemo run: {exc}", file=sys.stderr)
         return 2
 
     out = Path(args.out or REPO_ROOT / "runs" / f"{scenario.name}-{time.strftime('%Y%m%d-%H%M%S')}").resolve()

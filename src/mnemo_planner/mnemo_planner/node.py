@@ -136,6 +136,7 @@ class PlannerNode(Node):
         try:
             canceled = lambda: goal_handle.is_cancel_requested  # noqa: E731
             self.toolbox.should_cancel = canceled
+            self.toolbox.horizon = self.now()  # memory answers: what was observed before the task began
 
             def on_step(step) -> None:
                 msg = step_to_msg(step)

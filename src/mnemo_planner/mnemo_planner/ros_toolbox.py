@@ -2,7 +2,8 @@
 
 Clients live in their own callback group and are awaited (never spun on), each call bounded
 by a timeout and abandoned early when the task is canceled, so a slow service never blocks the
-action's feedback or cancel handling.
+action's feedback or cancel handling. As in process, ``horizon`` (the running task's start
+clock, when set) bounds memory answers to records stamped no later.
 """
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from mnemo_common import names
 from mnemo_common.ros import (
     detection_from_msg, kv_to_msgs, memory_filter_to_msg, memory_record_from_msg, pose2d_from_msg, time_to_msg,
 )
-from mnemo_common.types import MnemoError, Status
+from mnemo_common.types import MemoryFilter, MnemoError, Status
 from mnemo_interfaces import srv
 from rclpy.callback_groups import ReentrantCallbackGroup
 
 from mnemo_planner.conversions import node_dict_from_msg
-from mnemo_planner.inprocess import describe_detections, describe_nodes, describe_records, memory_filter
+from mnemo_planner.inprocess import (
+    check_horizon, describe_detections, describe_nodes, describe_records, memory_filter, within_horizon,
+)
 from mnemo_planner.tools import Action, ToolOutcome, error_outcome
 
 SERVICES = {
@@ -49,6 +52,7 @@ class RosToolbox:
         self.clients = {tool: node.create_client(t, name, callback_group=self.group)
                         for tool, (t, name) in SERVICES.items()}
         self.should_cancel: Callable[[], bool] = lambda: False
+        self.horizon: Optional[float] = None  # the running task's start clock: no memory record stamped later
         self.call_seconds = 0.0
         self.analysis_wait = 3.0  # s to wait for the interaction analyzer's verdict on a failed open
         self.view_wait = 1.0  # s to wait for the scene graph to take in the view after arriving or opening
@@ -130,12 +134,13 @@ class RosToolbox:
 
     async def _search_memory(self, text: str, k: int = 5, **kw: Any) -> ToolOutcome:
         return await self._records("search_memory", srv.SearchMemoryByText.Request(
-            text=text, k=int(k), filter=memory_filter_to_msg(memory_filter(kw))))
+            text=text, k=int(k), filter=memory_filter_to_msg(within_horizon(memory_filter(kw), self.horizon))))
 
     async def _search_memory_time(self, since: Optional[float] = None, until: Optional[float] = None,
                                   around: Optional[float] = None, text: str = "", k: int = 5,
                                   room: str = "") -> ToolOutcome:
-        req = srv.SearchMemoryByTime.Request(k=int(k), text=text, filter=memory_filter_to_msg(memory_filter({"room": room})))
+        req = srv.SearchMemoryByTime.Request(k=int(k), text=text, filter=memory_filter_to_msg(
+            within_horizon(memory_filter({"room": room}), self.horizon)))
         if since is not None or until is not None:
             req.use_range = True
             req.since, req.until = time_to_msg(since or 0.0), time_to_msg(until if until is not None else 4e9)
@@ -146,11 +151,12 @@ class RosToolbox:
     async def _search_memory_position(self, x: float, y: float, radius: float = 0.0, text: str = "",
                                       k: int = 5) -> ToolOutcome:
         return await self._records("search_memory_position", srv.SearchMemoryByPosition.Request(
-            x=float(x), y=float(y), radius=float(radius), k=int(k), text=text))
+            x=float(x), y=float(y), radius=float(radius), k=int(k), text=text,
+            filter=memory_filter_to_msg(within_horizon(MemoryFilter(), self.horizon))))
 
     async def _look_again(self, record_id: str) -> ToolOutcome:
         response = await self.call("look_again", srv.GetMemoryRecord.Request(id=record_id))
-        record = memory_record_from_msg(response.record)
+        record = check_horizon(memory_record_from_msg(response.record), self.horizon)
         sightings = ", ".join(f"{s.label}@{s.support or '?'}" for s in record.sightings)
         return ToolOutcome(True, f"{record.caption} | sightings: {sightings} | raw: {response.raw_path or 'none'}",
                            {"record": record, "raw_path": response.raw_path})

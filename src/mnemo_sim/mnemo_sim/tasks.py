@@ -1,9 +1,13 @@
 """Running a scenario: patrols, tasks that start from the right world state, and scoring.
 
+``ordered_tasks(scenario) -> list[Task]``: the order tasks run in, for ``mnemo run`` and the benchmark
+alike: clock order (by ``at``), a sequence's tasks back to back at its first task's time.
+
 ``TaskRunner(scenario, seed=None, skills=SkillConfig(), camera=None)`` owns one ``World`` and one
 ``SimRobot`` (``runner.world``, ``runner.robot``). Public API:
 
-- ``patrols_until(t) -> list[PatrolSegment]``: patrol segments not yet run that end by clock ``t``.
+- ``patrols_until(t) -> list[PatrolSegment]``: patrol segments not yet run that end by clock ``t``
+  (never one that ends after it: a task gets nothing observed after its ``at`` from patrols).
 - ``run_patrols(until) -> Iterator[Observation]``: run them (``until``: a task id or a clock in seconds).
   Each patrol sees the world as the timeline makes it (the robot's own changes are dropped first).
 - ``start_task(task_id) -> TaskInfo``: the world at the task's ``at`` time, fresh from the timeline,
@@ -27,6 +31,18 @@ from .scenario import PatrolSegment, Scenario, Task
 from .scoring import Score, judge
 from .skills import SimRobot, SkillConfig
 from .world import World
+
+
+def ordered_tasks(scenario: Scenario) -> list[Task]:
+    """Tasks in clock order; ties and a sequence's tasks keep their file order (the loader checks
+    that a sequence is listed back to back and never goes back in time)."""
+    tasks = list(scenario.tasks)
+    first_at: dict[str, float] = {}
+    for t in tasks:
+        if t.sequence:
+            first_at.setdefault(t.sequence, t.at)
+    index = {t.id: i for i, t in enumerate(tasks)}
+    return sorted(tasks, key=lambda t: (first_at[t.sequence] if t.sequence else t.at, index[t.id]))
 
 
 @dataclass(frozen=True)

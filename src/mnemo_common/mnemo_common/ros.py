@@ -23,6 +23,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common.geometry import pose2d_from_pose3d
+from mnemo_common.limits import check_message, clip
 from mnemo_common.types import (
     Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Observation, Pose2D, Pose3D, Sighting,
     SkillResult, SkillSignals, Status,
@@ -157,15 +158,17 @@ def fill_error(response: Any, error: Optional[BaseException]) -> Any:
 
 
 def guarded(node: Node, handler: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """Wrap a service handler so any exception becomes an error response, never a crash."""
+    """Wrap a service handler so any exception becomes an error response, never a crash; a
+    request beyond mnemo_common.limits is answered INVALID_ARGUMENT before the handler runs."""
 
     def wrapper(request: Any, response: Any) -> Any:
         try:
+            check_message(request)
             result = handler(request, response)
             return fill_error(result if result is not None else response, None)
         except Exception as exc:  # noqa: BLE001 - the node must keep serving
             if not isinstance(exc, (MnemoError, ValueError, TypeError, KeyError)):
-                node.get_logger().error(f"service handler failed: {type(exc).__name__}: {exc}")
+                node.get_logger().error(f"service handler failed: {type(exc).__name__}: {clip(str(exc))}")
             return fill_error(response, exc)
 
     return wrapper

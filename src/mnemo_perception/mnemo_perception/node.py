@@ -27,6 +27,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
+from mnemo_common.limits import check_message
 from mnemo_common.ros import (
     camera_info_from_msg, declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg,
     robot_pose_from_msg, run_node, sensor_qos, time_from_msg,
@@ -271,6 +272,7 @@ class PerceptionNode(Node):
     # -- Detect ----------------------------------------------------------------------
     async def _on_detect(self, request: Detect.Request, response: Detect.Response) -> Detect.Response:
         try:
+            check_message(request)
             with self._latest_lock:
                 latest = self._latest
             if latest is None:

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from mnemo_common import names
+from mnemo_common.limits import check_budget, check_message, clip
 from mnemo_common.ros import time_from_msg, declare_config, run_node
-from mnemo_common.types import Status
+from mnemo_common.types import MnemoError, Status
 from mnemo_interfaces.action import RetrieveObject
 from mnemo_interfaces.msg import PlannerStep as PlannerStepMsg
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -64,14 +65,15 @@ def make_policy(config: PlannerConfig):
     return OfflinePolicy()
 
 
-def check_goal(instruction: str, budget: int, max_budget: int) -> Optional[str]:
-    if not instruction.strip():
+def check_goal(goal: RetrieveObject.Goal, max_budget: int) -> Optional[str]:
+    """Why a goal is refused (INVALID_ARGUMENT), or None: mnemo_common.limits bound every field."""
+    try:
+        check_message(goal)
+    except MnemoError as exc:
+        return exc.message
+    if not goal.instruction.strip():
         return "instruction is empty"
-    if budget <= 0:
-        return "budget must be at least 1 step"
-    if budget > max_budget:
-        return f"budget {budget} exceeds max_budget {max_budget}"
-    return None
+    return check_budget(int(goal.budget), max_budget)
 
 
 class PlannerNode(Node):
@@ -124,7 +126,7 @@ class PlannerNode(Node):
     async def _execute(self, goal_handle):
         goal = goal_handle.request
         result = RetrieveObject.Result()
-        problem = check_goal(goal.instruction, int(goal.budget), self.config.max_budget)
+        problem = check_goal(goal, self.config.max_budget)
         if problem is None and not self._busy.acquire(blocking=False):
             problem, code = "another task is running", Status.REJECTED
         else:
@@ -143,7 +145,7 @@ class PlannerNode(Node):
                 self.steps_pub.publish(msg)
                 goal_handle.publish_feedback(RetrieveObject.Feedback(step=msg, remaining_budget=msg.remaining_budget))
 
-            self.get_logger().info(f"task {goal.task_id or '-'}: {goal.instruction!r} (budget {goal.budget})")
+            self.get_logger().info(f"task {goal.task_id or '-'}: {clip(goal.instruction)!r} (budget {goal.budget})")
             try:
                 policy = make_policy(self.config)
                 if getattr(policy, "context", False) is None:
@@ -151,7 +153,7 @@ class PlannerNode(Node):
                 outcome = await run_task_async(goal.instruction, int(goal.budget), policy, self.toolbox, self.now,
                                                on_step=on_step, should_cancel=canceled)
             except Exception as exc:  # noqa: BLE001 - the node keeps serving
-                self.get_logger().error(f"task failed: {type(exc).__name__}: {exc}")
+                self.get_logger().error(f"task failed: {type(exc).__name__}: {clip(str(exc))}")
                 result.error_code, result.error_msg = int(Status.INTERNAL), f"{type(exc).__name__}: {exc}"
                 goal_handle.abort()
                 return result

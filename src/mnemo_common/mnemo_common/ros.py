@@ -174,6 +174,16 @@ def guarded(node: Node, handler: Callable[[Any, Any], Any]) -> Callable[[Any, An
     return wrapper
 
 
+# -- graph ---------------------------------------------------------------------------
+def service_servers(node: Node, service: str) -> frozenset:
+    """Ids of the endpoints serving ``service`` (the readers of its request topic, as the DDS
+    RMWs name it). A server that was killed stays listed until its lease expires (seconds), while
+    its restarted successor appears at once with a new id: a changed set tells a caller waiting for
+    an answer that the request it sent was lost."""
+    infos = node.get_subscriptions_info_by_topic(f"rq{service}Request", no_mangle=True)
+    return frozenset(bytes(info.endpoint_gid) for info in infos)
+
+
 # -- time ----------------------------------------------------------------------------
 def time_to_msg(seconds: float) -> TimeMsg:
     if not math.isfinite(seconds):

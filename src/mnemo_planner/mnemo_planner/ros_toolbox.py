@@ -4,6 +4,10 @@ Clients live in their own callback group and are awaited (never spun on), each c
 by a timeout and abandoned early when the task is canceled, so a slow service never blocks the
 action's feedback or cancel handling. As in process, ``horizon`` (the running task's start
 clock, when set) bounds memory answers to records stamped no later.
+
+A node that is down (or restarting) answers UNAVAILABLE within ``connect_timeout``; one that dies
+or restarts while a call waits is noticed from the graph: a query is sent again, once, to its
+successor; a skill ends UNAVAILABLE (it may have acted).
 """
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ from typing import Any, Callable, Optional
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    detection_from_msg, kv_to_msgs, memory_filter_to_msg, memory_record_from_msg, pose2d_from_msg, time_to_msg,
+    detection_from_msg, kv_to_msgs, memory_filter_to_msg, memory_record_from_msg, pose2d_from_msg,
+    service_servers, time_to_msg,
 )
 from mnemo_common.types import MemoryFilter, MnemoError, Status
 from mnemo_interfaces import srv
@@ -41,6 +46,7 @@ SERVICES = {
     "place": (srv.Place, names.SKILL_PLACE),
 }
 SKILLS = ("navigate", "detect", "open", "close", "peek", "pick", "place")
+SERVER_CHECK_PERIOD = 0.25  # s between looks at who serves a call still waiting for its answer
 
 
 class RosToolbox:
@@ -54,6 +60,7 @@ class RosToolbox:
         self.should_cancel: Callable[[], bool] = lambda: False
         self.horizon: Optional[float] = None  # the running task's start clock: no memory record stamped later
         self.call_seconds = 0.0
+        self.connect_timeout = 5.0  # s to wait for a service that is down (restarting) before UNAVAILABLE
         self.analysis_wait = 3.0  # s to wait for the interaction analyzer's verdict on a failed open
         self.view_wait = 1.0  # s to wait for the scene graph to take in the view after arriving or opening
         self._fixture_seen: dict[str, float] = {}  # fixture -> last_seen in the newest scene-graph answer
@@ -74,7 +81,7 @@ class RosToolbox:
         deadline = time.monotonic() + limit
         t0 = time.perf_counter()
         waiter: Future = Future(executor=self.node.executor)
-        pending: dict[str, Any] = {"future": None, "why": None}
+        pending: dict[str, Any] = {"future": None, "why": None, "resent": False}
 
         def finish(why: Optional[MnemoError]) -> None:
             if not waiter.done():
@@ -82,8 +89,22 @@ class RosToolbox:
                 waiter.set_result(None)
 
         def start() -> None:
+            if pending["future"] is not None:
+                client.remove_pending_request(pending["future"])
+            pending["servers"], pending["look"] = service_servers(self.node, client.srv_name), time.monotonic()
             pending["future"] = client.call_async(request)
-            pending["future"].add_done_callback(lambda _: finish(None))
+            pending["future"].add_done_callback(lambda f: f is pending["future"] and finish(None))
+
+        def server_changed() -> Optional[str]:
+            """Why the request in flight will get no answer: its server went away, or restarted
+            (a new server appeared: the old one is gone with the request)."""
+            if time.monotonic() - pending["look"] < SERVER_CHECK_PERIOD:
+                return None
+            pending["look"] = time.monotonic()
+            servers = service_servers(self.node, client.srv_name)
+            if not servers:
+                return "went away"
+            return "restarted" if servers - pending["servers"] else None
 
         def tick() -> None:
             if waiter.done():
@@ -96,7 +117,17 @@ class RosToolbox:
                                   if pending["future"] is not None else f"service {client.srv_name} is not available"))
             elif pending["future"] is None and client.service_is_ready():
                 start()
+            elif pending["future"] is None and time.monotonic() > connect_deadline:
+                finish(MnemoError(Status.UNAVAILABLE, f"service {client.srv_name} is not available "
+                                                      f"(none within {self.connect_timeout:.1f} s)"))
+            elif pending["future"] is not None and (why := server_changed()) is not None:
+                if tool in SKILLS or pending["resent"]:  # a skill may have acted: never twice
+                    finish(MnemoError(Status.UNAVAILABLE, f"{client.srv_name} {why} while the call was pending"))
+                else:  # a query: ask the server that is there now, once
+                    pending["resent"] = True
+                    start()
 
+        connect_deadline = time.monotonic() + min(limit, self.connect_timeout)
         if client.service_is_ready():
             start()
         timer = self.node.create_timer(0.02, tick, callback_group=self.group)

@@ -170,6 +170,8 @@ class SkillResult:
     picked_id: str = ""
     picked_label: str = ""
     interaction_id: str = ""
+    outcome: int = 0  # the service's result_code: a mnemo_common.skill_codes.SkillCode value
+    reachable_from: str = ""  # pick OUT_OF_REACH: the fixture to stand at, when known
 
 
 @dataclass

@@ -1,10 +1,11 @@
 """The simulated robot's skills, with the outcomes and signals a real mobile manipulator would report.
 
 ``SimRobot(world, seed=None, config=SkillConfig())`` acts in a ``World``. Every skill returns a
-``mnemo_common.types.SkillResult`` (never raises): ``success``, ``code`` (``Status``), ``message``,
-``signals`` (contact, joint_displacement, gripper_closure, gripper_effort, duration), ``robot_pose``,
-``at_fixture``, ``room``, ``detections``, ``picked_id``/``picked_label`` (place reports the placed object
-in ``picked_id``) and ``interaction_id``. Skills take simulated time: the world clock advances and the
+``mnemo_common.types.SkillResult`` (never raises): ``success``, ``code`` (``Status``: what stopped it),
+``outcome`` (``SkillCode``: what it found, e.g. NOT_AT_FIXTURE, NO_MOTION, OUT_OF_REACH with
+``reachable_from``), ``message``, ``signals`` (contact, joint_displacement, gripper_closure,
+gripper_effort, duration), ``robot_pose``, ``at_fixture``, ``room``, ``detections``,
+``picked_id``/``picked_label`` (place reports the placed object in ``picked_id``) and ``interaction_id``. Skills take simulated time: the world clock advances and the
 timeline keeps playing.
 
 - ``navigate(target="", pose=None)``: to a fixture's approach pose (facing it; ``at_fixture`` set) or to
@@ -15,8 +16,8 @@ timeline keeps playing.
 - ``open(target)`` / ``close(target)``: the robot must be at that fixture. A locked container: the
   gripper holds the handle (contact, closure ~0.8, high effort) but nothing moves. A seeded share
   (``miss_rate``) of attempts misses the handle: no contact, closure ~1.0 (closed on nothing). Both
-  fail with the same message, so only the signals tell them apart. Success: ~1.4 rad (hinged door) or
-  ~0.35 m (drawer) of joint displacement.
+  fail with the same message and outcome (NO_MOTION), so only the signals tell them apart. Success:
+  ~1.4 rad (hinged door) or ~0.35 m (drawer) of joint displacement.
 - ``peek(target)``: contents of an open container the robot is at, as detections (error if closed).
 - ``pick(target)``: an instance id or a label of an object in view and within reach (on or in the
   fixture the robot stands at). One object at a time.
@@ -38,13 +39,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from mnemo_common.skill_codes import SkillCode
 from mnemo_common.types import Detection, InteractionEvent, Observation, Pose2D, SkillResult, SkillSignals, Status
 
 from .navigation import approach_pose, path_length, plan_path
 from .patrol import DEFAULT_CAMERA, CameraConfig, camera_pose, observe, visible_now
 from .world import World, container_floor_z
 
-_STOP_WORDS = {"a", "an", "the", "of", "on", "in", "with", "me", "my", "some", "any", "and", "to", "that", "is"}
+STOP_WORDS = {"a", "an", "the", "of", "on", "in", "with", "me", "my", "some", "any", "and", "to", "that", "is"}
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ class SkillConfig:
     camera: CameraConfig = DEFAULT_CAMERA
 
 
-def _words(text: str) -> list[str]:
+def words(text: str) -> list[str]:
+    """Lower-case words of a text, plurals folded: the words ``matches`` compares."""
     return [_singular(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
 
 
@@ -80,10 +83,10 @@ def matches(query: str, label: str, attributes: dict[str, str], instance_id: str
     """Lexical match: every content word of the query is a word of the label, an attribute value or the id."""
     if query.strip() == instance_id and instance_id:
         return True
-    wanted = [w for w in _words(query) if w not in _STOP_WORDS]
-    have = set(_words(label))
+    wanted = [w for w in words(query) if w not in STOP_WORDS]
+    have = set(words(label))
     for value in attributes.values():
-        have.update(_words(value))
+        have.update(words(value))
     return all(w in have for w in wanted)
 
 
@@ -185,7 +188,8 @@ class SimRobot:
             return self._result(skill, target, False, Status.NOT_FOUND, f"no fixture named {target!r}")
         if container and not fixture.openable:
             return self._result(skill, target, False, Status.INVALID_ARGUMENT,
-                                f"{target} ({fixture.label}) has nothing to open or close")
+                                f"{target} ({fixture.label}) has nothing to open or close",
+                                outcome=SkillCode.NOT_OPENABLE)
         return None
 
     # ------------------------------------------------------------------ skills
@@ -210,7 +214,8 @@ class SimRobot:
         world = self.world
         if target:
             if target not in self._sc.fixture_by_id:
-                return self._result("navigate", target, False, Status.NOT_FOUND, f"no fixture named {target!r}")
+                return self._result("navigate", target, False, Status.NOT_FOUND, f"no fixture named {target!r}",
+                                    outcome=SkillCode.UNKNOWN_TARGET)
             goal = approach_pose(self._sc, target, self.config.approach_standoff)
         else:
             if pose is None or not pose.is_finite() or self._sc.room_at(pose.x, pose.y) is None:
@@ -218,7 +223,10 @@ class SimRobot:
                                     f"pose {pose} is not a finite pose inside a room")
             goal = pose
         here = world.robot_pose
-        path = plan_path(self._sc, (here.x, here.y), (goal.x, goal.y))
+        try:
+            path = plan_path(self._sc, (here.x, here.y), (goal.x, goal.y))
+        except ValueError as exc:  # no door-to-door path
+            return self._result("navigate", target, False, Status.FAILED, str(exc), outcome=SkillCode.NO_PATH)
         turning, heading = 0.0, here.yaw
         for a, b in zip(path, path[1:]):
             if math.dist(a, b) > 1e-6:
@@ -255,23 +263,28 @@ class SimRobot:
         want_open = skill == "open"
         if world.at_fixture != target:
             return self._act(skill, target, 0.5, False, Status.FAILED,
-                             f"not at fixture {target}: navigate there first", SkillSignals())
+                             f"not at fixture {target}: navigate there first", SkillSignals(),
+                             outcome=SkillCode.NOT_AT_FIXTURE)
         if world.held():
             return self._act(skill, target, 0.5, False, Status.FAILED,
-                             "the gripper is holding an object: place it first", SkillSignals())
+                             "the gripper is holding an object: place it first", SkillSignals(),
+                             outcome=SkillCode.GRIPPER_OCCUPIED)
         if world.is_open(target) == want_open:
             return self._act(skill, target, 1.0, True, Status.OK, f"{target} is already {'open' if want_open else 'closed'}",
-                             SkillSignals(contact=False, gripper_closure=0.0))
+                             SkillSignals(contact=False, gripper_closure=0.0),
+                             outcome=SkillCode.ALREADY_OPEN if want_open else SkillCode.ALREADY_CLOSED)
         missed = self.rng.random() < cfg.miss_rate
         travel = 0.35 if fixture.is_drawer else 1.4
         if missed:
             signals = SkillSignals(contact=False, joint_displacement=abs(self._noise(0.003)),
                                    gripper_closure=min(1.0, 0.99 + abs(self._noise(0.005))), gripper_effort=0.0)
-            return self._act(skill, target, duration, False, Status.FAILED, f"{target} did not {skill}", signals)
+            return self._act(skill, target, duration, False, Status.FAILED, f"{target} did not {skill}", signals,
+                             outcome=SkillCode.NO_MOTION)
         if want_open and world.truth_is_locked(target):
             signals = SkillSignals(contact=True, joint_displacement=abs(self._noise(0.003)),
                                    gripper_closure=0.8 + self._noise(0.02), gripper_effort=28.0 + self._noise(2.0))
-            return self._act(skill, target, duration, False, Status.FAILED, f"{target} did not {skill}", signals)
+            return self._act(skill, target, duration, False, Status.FAILED, f"{target} did not {skill}", signals,
+                             outcome=SkillCode.NO_MOTION)
         world.set_open(target, want_open)
         signals = SkillSignals(contact=True, joint_displacement=travel * (1.0 + self._noise(0.03)),
                                gripper_closure=0.8 + self._noise(0.02), gripper_effort=9.0 + self._noise(1.0))
@@ -287,10 +300,10 @@ class SimRobot:
         fixture = self._sc.fixture_by_id[target]
         if world.at_fixture != target:
             return self._act("peek", target, 0.5, False, Status.FAILED, f"not at fixture {target}: navigate there first",
-                             SkillSignals())
+                             SkillSignals(), outcome=SkillCode.NOT_AT_FIXTURE)
         if fixture.is_container and not world.is_open(target):
             return self._act("peek", target, self.config.peek_time, False, Status.FAILED,
-                             f"{target} is closed: open it first", SkillSignals())
+                             f"{target} is closed: open it first", SkillSignals(), outcome=SkillCode.CONTAINER_CLOSED)
         contents = world.present_objects_at(target)
         dets = [self._detection(o, "object") for o in contents]
         return self._act("peek", target, self.config.peek_time, True, Status.OK,
@@ -303,18 +316,20 @@ class SimRobot:
             return self._result("pick", target, False, Status.INVALID_ARGUMENT, "pick needs a target")
         if world.held():
             return self._act("pick", target, 0.5, False, Status.FAILED,
-                             "the gripper already holds an object: place it first", SkillSignals(contact=True))
+                             "the gripper already holds an object: place it first", SkillSignals(contact=True),
+                             outcome=SkillCode.GRIPPER_OCCUPIED)
         objects, _ = self._in_view()
         candidates = [o for o in objects if o == target] or \
             [o for o in objects if matches(target, self._sc.object_by_id[o].label, self._sc.object_by_id[o].attributes)]
         if not candidates:
             return self._act("pick", target, 1.0, False, Status.NOT_FOUND, f"no object matching {target!r} in view",
-                             SkillSignals())
+                             SkillSignals(), outcome=SkillCode.NOT_VISIBLE)
         reachable = [o for o in candidates if world.truth_location(o) == world.at_fixture and world.at_fixture]
         if not reachable:
             where = world.truth_location(candidates[0])
             return self._act("pick", target, 1.0, False, Status.FAILED,
-                             f"{target!r} is in view but out of reach: navigate to {where} first", SkillSignals())
+                             f"{target!r} is in view but out of reach: navigate to {where} first", SkillSignals(),
+                             outcome=SkillCode.OUT_OF_REACH, reachable_from=where)
         here = world.robot_pose
         oid = min(reachable, key=lambda o: math.dist(world.object_position(o)[:2], (here.x, here.y)))
         spec = self._sc.object_by_id[oid]
@@ -334,13 +349,14 @@ class SimRobot:
         held = world.held()
         fixture = self._sc.fixture_by_id[target]
         if not held:
-            return self._act("place", target, 0.5, False, Status.FAILED, "the gripper is empty", SkillSignals())
+            return self._act("place", target, 0.5, False, Status.FAILED, "the gripper is empty", SkillSignals(),
+                             outcome=SkillCode.GRIPPER_EMPTY)
         if world.at_fixture != target:
             return self._act("place", target, 0.5, False, Status.FAILED, f"not at fixture {target}: navigate there first",
-                             SkillSignals(contact=True, gripper_closure=0.5))
+                             SkillSignals(contact=True, gripper_closure=0.5), outcome=SkillCode.NOT_AT_FIXTURE)
         if fixture.is_container and not world.is_open(target):
             return self._act("place", target, 1.0, False, Status.FAILED, f"{target} is closed: open it first",
-                             SkillSignals(contact=True, gripper_closure=0.5))
+                             SkillSignals(contact=True, gripper_closure=0.5), outcome=SkillCode.CONTAINER_CLOSED)
         world.put(held, target)
         return self._act("place", target, self.config.place_time, True, Status.OK,
                          f"placed {self._sc.object_by_id[held].label} {'in' if fixture.is_container else 'on'} {target}",

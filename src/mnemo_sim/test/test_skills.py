@@ -5,8 +5,10 @@ import dataclasses
 
 import pytest
 
+from mnemo_common.skill_codes import SkillCode
 from mnemo_common.types import Pose2D, Status
 from mnemo_sim.patrol import patrol_segment
+from mnemo_sim.scenario import parse_scenario
 from mnemo_sim.skills import SimRobot, SkillConfig, matches
 from mnemo_sim.world import World
 
@@ -208,3 +210,15 @@ def test_observation_at_a_fixture_includes_what_lies_on_it(small):
     r.navigate("cabinet_1")
     if r.open("cabinet_1").success:
         assert set(r.world.present_objects_at("cabinet_1")) <= {s.object_id for s in r.observe().sightings}
+
+
+def test_outcomes_say_what_the_skill_found(small, small_data):
+    r = robot(small)
+    assert r.open("table_1").outcome == SkillCode.NOT_OPENABLE
+    r.navigate("cabinet_2")
+    assert (r.open("cabinet_2").outcome, r.open("cabinet_2").outcome) == (SkillCode.NONE, SkillCode.ALREADY_OPEN)
+    assert (r.close("cabinet_2").outcome, r.close("cabinet_2").outcome) == (SkillCode.NONE, SkillCode.ALREADY_CLOSED)
+    small_data["doors"], small_data["patrol"], small_data["tasks"] = [], [], []
+    walled = robot(parse_scenario(small_data))
+    result = walled.navigate("desk_1")  # in the study, behind a wall
+    assert not result.success and result.outcome == SkillCode.NO_PATH and walled.physical_actions == 0

@@ -404,6 +404,9 @@ def fill_skill_response(response: Any, result: SkillResult) -> Any:
     error_code/error_msg are left to the service wrapper (``guarded``): a handler calls
     ``raise_for_failure(result)`` after this, so the fields filled here still reach the caller."""
     fields = type(response).get_fields_and_field_types()
+    response.result_code = int(result.outcome)
+    if "reachable_from" in fields:
+        response.reachable_from = result.reachable_from
     if "signals" in fields:
         response.signals = signals_to_msg(result.signals)
     if "interaction_id" in fields:
@@ -441,7 +444,8 @@ def skill_result_from_response(skill: str, target: str, response: Any) -> SkillR
     detections = [detection_from_msg(d)
                   for d in (getattr(response, "detections", None) or getattr(response, "contents", None) or [])]
     result = SkillResult(skill=skill, target=target, success=response.error_code == Status.OK,
-                         code=Status(response.error_code), message=response.error_msg, detections=detections)
+                         code=Status(response.error_code), message=response.error_msg, detections=detections,
+                         outcome=int(response.result_code), reachable_from=getattr(response, "reachable_from", ""))
     if "signals" in fields:
         result.signals = signals_from_msg(response.signals)
     if "duration" in fields:

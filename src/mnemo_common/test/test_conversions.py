@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from mnemo_common import ros
+from mnemo_common.skill_codes import SKILL_CODES
 from mnemo_common.types import (Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Observation,
                                 Pose2D, Pose3D, Sighting, SkillResult, SkillSignals, Status, invalid)
 
@@ -84,11 +85,14 @@ def test_skill_responses_roundtrip(srv, skill):
     result = SkillResult(skill=skill, target="t", success=True, signals=SkillSignals(True, 1.4, 0.8, 9.0, 5.0),
                          robot_pose=Pose2D(1.0, 2.0, 0.5), at_fixture="cabinet_2", room="kitchen",
                          detections=[Detection(label="apple", score=1.0, instance_id="apple_1")],
-                         picked_id="apple_1", picked_label="apple", interaction_id="ix_00001")
+                         picked_id="apple_1", picked_label="apple", interaction_id="ix_00001",
+                         outcome=SKILL_CODES[skill][-1], reachable_from="table_1")
     response = ros.fill_skill_response(response_type(), result)
     back = ros.skill_result_from_response(skill, "t", response)
     fields = response_type.get_fields_and_field_types()
     assert back.success and back.code == Status.OK and (back.skill, back.target) == (skill, "t")
+    assert back.outcome == SKILL_CODES[skill][-1]
+    assert back.reachable_from == ("table_1" if "reachable_from" in fields else "")
     if "signals" in fields:
         assert back.signals.joint_displacement == pytest.approx(1.4) and back.signals.contact
     if "interaction_id" in fields:
@@ -124,6 +128,16 @@ def test_failed_skill_keeps_fields_and_raises_its_status():
     # what a caller sees once guarded() has set the status
     back = ros.skill_result_from_response("pick", "m", ros.fill_error(pick, err.value))
     assert not back.success and back.code == Status.FAILED and back.interaction_id == "pick-1"
+
+
+@pytest.mark.parametrize("skill", list(SKILL_CODES))
+def test_each_skill_service_declares_its_result_codes_as_skill_code_does(skill):
+    import mnemo_interfaces.srv
+
+    response_type = getattr(mnemo_interfaces.srv, skill.capitalize()).Response
+    declared = {n: v for n, v in vars(response_type).items() if n.isupper() and "__" not in n and isinstance(v, int)}
+    assert declared == {c.name: int(c) for c in SKILL_CODES[skill]}
+    assert "result_code" in response_type.get_fields_and_field_types()
 
 
 def test_pose_stamped_roundtrip():

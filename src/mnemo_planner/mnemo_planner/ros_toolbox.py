@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 from mnemo_common import names
 from mnemo_common.ros import (
     detection_from_msg, kv_to_msgs, memory_filter_to_msg, memory_record_from_msg, pose2d_from_msg,
-    service_servers, time_to_msg,
+    service_servers, skill_result_from_response, time_to_msg,
 )
 from mnemo_common.types import MemoryFilter, MnemoError, Status
 from mnemo_interfaces import srv
@@ -70,7 +70,7 @@ class RosToolbox:
         for client in self.clients.values():
             self.node.destroy_client(client)
 
-    async def call(self, tool: str, request: Any, timeout: Optional[float] = None) -> Any:
+    async def call(self, tool: str, request: Any, timeout: Optional[float] = None, check: bool = True) -> Any:
         """Await one service call, bounded by a timeout and abandoned on cancel. The wait is a
         future completed by the response or by a watchdog timer, so the executor wakes for it
         (rclpy resumes a coroutine only when the executor wakes)."""
@@ -142,7 +142,7 @@ class RosToolbox:
                 client.remove_pending_request(pending["future"])
             raise pending["why"]
         response = pending["future"].result()
-        if getattr(response, "error_code", 0) != 0:
+        if check and getattr(response, "error_code", 0) != 0:
             raise MnemoError(Status(response.error_code) if response.error_code <= 8 else Status.INTERNAL,
                              response.error_msg or "failed")
         return response
@@ -234,33 +234,38 @@ class RosToolbox:
         return ToolOutcome(True, f"{len(frames)} keyframes: {text or 'none'}", {"keyframes": frames})
 
     # -- skills ---------------------------------------------------------------------------------
-    async def _skill(self, tool: str, target: str, request: Any) -> tuple[bool, str, Any]:
-        try:
-            return True, f"{tool} {target}: ok", await self.call(tool, request)
-        except MnemoError as exc:
-            if exc.code in (Status.CANCELED, Status.TIMEOUT, Status.UNAVAILABLE):
-                raise
-            return False, f"{tool} {target}: {exc.message}", None
+    async def _skill(self, tool: str, target: str, request: Any) -> tuple[bool, str, Any, dict[str, Any]]:
+        """(ok, summary, response, data with the typed outcome the policy branches on). A stop
+        that carries no outcome (canceled, timeout, a service down) raises."""
+        response = await self.call(tool, request, check=False)
+        result = skill_result_from_response(tool, target, response)
+        if result.code in (Status.CANCELED, Status.TIMEOUT, Status.UNAVAILABLE) and not result.outcome:
+            raise MnemoError(result.code, result.message or "failed")
+        data: dict[str, Any] = {"outcome": result.outcome}
+        if tool == "pick":
+            data["reachable_from"] = result.reachable_from
+        text = "ok" if result.success else result.message or "failed"
+        return result.success, f"{tool} {target}: {text}", response, data
 
     async def _navigate(self, target: str = "", x: Optional[float] = None, y: Optional[float] = None,
                         yaw: float = 0.0) -> ToolOutcome:
         req = srv.Navigate.Request(target=target)
         if not target:
             req.pose.x, req.pose.y, req.pose.theta = float(x), float(y), float(yaw)
-        ok, text, r = await self._skill("navigate", target or f"({x}, {y})", req)
+        ok, text, r, data = await self._skill("navigate", target or f"({x}, {y})", req)
         if not ok:
-            return ToolOutcome(False, text, {})
+            return ToolOutcome(False, text, data)
         p = pose2d_from_msg(r.robot_pose)
         self._arrived = r.at_fixture
         return ToolOutcome(True, f"at {r.at_fixture or (round(p.x, 2), round(p.y, 2))} in {r.room}",
-                           {"at_fixture": r.at_fixture, "room": r.room, "robot_pose": (p.x, p.y, p.yaw)})
+                           {**data, "at_fixture": r.at_fixture, "room": r.room, "robot_pose": (p.x, p.y, p.yaw)})
 
     async def _detect(self, query: str = "") -> ToolOutcome:
-        ok, text, r = await self._skill("detect", query, srv.Detect.Request(query=query))
+        ok, text, r, data = await self._skill("detect", query, srv.Detect.Request(query=query))
         if not ok:
-            return ToolOutcome(False, text, {})
+            return ToolOutcome(False, text, data)
         detections = [detection_from_msg(d) for d in r.detections]
-        return ToolOutcome(True, f"detect: {describe_detections(detections)}", {"detections": detections})
+        return ToolOutcome(True, f"detect: {describe_detections(detections)}", {**data, "detections": detections})
 
     async def _open_history(self, target: str) -> Optional[tuple[dict, int]]:
         """The fixture's properties and how many open attempts its task history holds (None when
@@ -286,9 +291,9 @@ class RosToolbox:
 
     async def _open(self, target: str) -> ToolOutcome:
         before = await self._open_history(target)
-        ok, text, r = await self._skill("open", target, srv.Open.Request(target=target))
-        data: dict[str, Any] = {"interaction_id": r.interaction_id} if ok else {}
+        ok, text, r, data = await self._skill("open", target, srv.Open.Request(target=target))
         if ok:
+            data["interaction_id"] = r.interaction_id
             self._arrived = target
         if not ok and before is not None:
             # The interaction analyzer judges the attempt from its signals and writes the verdict
@@ -307,23 +312,23 @@ class RosToolbox:
         return ToolOutcome(ok, text, data)
 
     async def _close(self, target: str) -> ToolOutcome:
-        ok, text, _ = await self._skill("close", target, srv.Close.Request(target=target))
-        return ToolOutcome(ok, text, {})
+        ok, text, _, data = await self._skill("close", target, srv.Close.Request(target=target))
+        return ToolOutcome(ok, text, data)
 
     async def _peek(self, target: str) -> ToolOutcome:
-        ok, text, r = await self._skill("peek", target, srv.Peek.Request(target=target))
+        ok, text, r, data = await self._skill("peek", target, srv.Peek.Request(target=target))
         if not ok:
-            return ToolOutcome(False, text, {})
+            return ToolOutcome(False, text, data)
         contents = [detection_from_msg(d) for d in r.contents]
-        return ToolOutcome(True, f"peek {target}: {describe_detections(contents)}", {"contents": contents})
+        return ToolOutcome(True, f"peek {target}: {describe_detections(contents)}", {**data, "contents": contents})
 
     async def _pick(self, target: str) -> ToolOutcome:
-        ok, text, r = await self._skill("pick", target, srv.Pick.Request(target=target))
+        ok, text, r, data = await self._skill("pick", target, srv.Pick.Request(target=target))
         if not ok:
-            return ToolOutcome(False, text, {})
+            return ToolOutcome(False, text, data)
         return ToolOutcome(True, f"picked {r.picked_label} [{r.picked_id}]",
-                           {"picked_id": r.picked_id, "picked_label": r.picked_label})
+                           {**data, "picked_id": r.picked_id, "picked_label": r.picked_label})
 
     async def _place(self, target: str) -> ToolOutcome:
-        ok, text, _ = await self._skill("place", target, srv.Place.Request(target=target))
-        return ToolOutcome(ok, text, {})
+        ok, text, _, data = await self._skill("place", target, srv.Place.Request(target=target))
+        return ToolOutcome(ok, text, data)

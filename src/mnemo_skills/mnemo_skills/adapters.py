@@ -18,7 +18,8 @@ from mnemo_common.ros import detection_from_msg, interaction_to_msg, pose2d_from
 from mnemo_common.types import InteractionEvent, Pose2D, Status
 
 from mnemo_skills.conversions import (
-    graph_node_from_msg, gripper_outcome, motion_outcome, nav2_outcome, status_outcome, trajectory_outcome,
+    graph_node_from_msg, gripper_outcome, message_constants, motion_outcome, nav2_code_meanings, nav2_outcome,
+    status_outcome, trajectory_outcome,
 )
 from mnemo_skills.ports import CancelToken, GraphNode, JointReading, Outcome, RobotPorts, TrajectoryPoint
 
@@ -135,10 +136,12 @@ class Nav2Navigator:
     """nav2's NavigateToPose action (what nav2_simple_commander's BasicNavigator.goToPose sends)."""
 
     def __init__(self, node, action_name: str, group, server_wait: float, poses: PoseSource):
-        from nav2_msgs.action import NavigateToPose
+        from nav2_msgs.action import ComputePathToPose, FollowPath, NavigateToPose
 
         self.node, self.poses, self.action_type = node, poses, NavigateToPose
         self.call = ActionCall(node, NavigateToPose, action_name, group, server_wait)
+        self.meanings = nav2_code_meanings(*(message_constants(t.Result)
+                                             for t in (NavigateToPose, ComputePathToPose, FollowPath)))
 
     def navigate(self, goal: Pose2D, frame: str, timeout: float, cancel: CancelToken) -> Outcome:
         msg = self.action_type.Goal()
@@ -148,7 +151,7 @@ class Nav2Navigator:
         o = msg.pose.pose.orientation
         o.x, o.y, o.z, o.w = quaternion_from_yaw(goal.yaw)
         return self.call.run(msg, timeout, cancel, lambda status, r: nav2_outcome(
-            status, int(getattr(r, "error_code", 0)), str(getattr(r, "error_msg", ""))))
+            status, int(getattr(r, "error_code", 0)), str(getattr(r, "error_msg", "")), self.meanings))
 
     def current_pose(self) -> Optional[Pose2D]:
         return self.poses.current()

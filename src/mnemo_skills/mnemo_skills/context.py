@@ -27,6 +27,7 @@ class SkillSettings:
     approach_standoff: float = 0.55
     obstacle_clearance: float = 0.25
     contents_margin: float = 0.05
+    reach: float = 0.9  # m from the base to what the arm can act on (approach_standoff plus nav2's goal tolerance)
 
 
 # Outcomes that stop a skill at once: the robot must not keep moving after these.
@@ -58,10 +59,14 @@ class SkillContext:
         self.bounded(math.inf)
 
     @staticmethod
-    def must(outcome: Outcome, what: str) -> Outcome:
+    def describe(outcome: Outcome, what: str) -> str:
+        code = f" (code {outcome.backend_code})" if outcome.backend_code else ""
+        return f"{what}: {outcome.message}{code}"
+
+    @classmethod
+    def must(cls, outcome: Outcome, what: str) -> Outcome:
         if not outcome.ok:
-            code = f" (code {outcome.backend_code})" if outcome.backend_code else ""
-            raise MnemoError(outcome.code, f"{what}: {outcome.message}{code}")
+            raise MnemoError(outcome.code, cls.describe(outcome, what))
         return outcome
 
     # -- operator ---------------------------------------------------------------------
@@ -97,6 +102,16 @@ class SkillContext:
         if node.kind != "fixture":
             raise MnemoError(Status.INVALID_ARGUMENT, f"{target!r} is a {node.kind}, not a fixture")
         return node
+
+    def within_reach(self, box_min: tuple[float, ...], box_max: tuple[float, ...]) -> bool:
+        """Whether the base stands within ``settings.reach`` (in the map plane) of a box: a fixture's
+        footprint, or a point for an object. True when the base pose is unknown: the arm finds out."""
+        pose = self.ports.navigator.current_pose()
+        if pose is None:
+            return True
+        dx = max(box_min[0] - pose.x, 0.0, pose.x - box_max[0])
+        dy = max(box_min[1] - pose.y, 0.0, pose.y - box_max[1])
+        return math.hypot(dx, dy) <= self.settings.reach
 
     def require_primitive(self) -> None:
         if not self.profile.supports(self.skill):

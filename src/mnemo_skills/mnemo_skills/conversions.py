@@ -5,7 +5,10 @@ The result mappings take plain values (goal status, error code, message), so the
 without nav2 or control_msgs installed."""
 from __future__ import annotations
 
+from typing import Mapping
+
 from mnemo_common.ros import point_from_msg
+from mnemo_common.skill_codes import SkillCode
 from mnemo_common.types import Status
 
 from mnemo_skills.ports import GraphNode, Outcome
@@ -18,14 +21,43 @@ FJT_ERRORS = {0: "SUCCESSFUL", -1: "INVALID_GOAL", -2: "INVALID_JOINTS", -3: "OL
               -4: "PATH_TOLERANCE_VIOLATED", -5: "GOAL_TOLERANCE_VIOLATED"}
 
 
-def nav2_outcome(status: int, error_code: int, error_msg: str) -> Outcome:
-    """NavigateToPose: nav2's own error code and message pass through in the Outcome."""
+# What nav2's error names mean to a Navigate caller. NavigateToPose's result carries the failing
+# planner's (ComputePathToPose) or controller's (FollowPath) code; the values differ between nav2
+# releases, the names do not.
+NAV2_MEANINGS = {
+    "NO_VALID_PATH": SkillCode.NO_PATH, "START_OUTSIDE_MAP": SkillCode.NO_PATH, "GOAL_OUTSIDE_MAP": SkillCode.NO_PATH,
+    "START_OCCUPIED": SkillCode.NO_PATH, "GOAL_OCCUPIED": SkillCode.NO_PATH,
+    "FAILED_TO_MAKE_PROGRESS": SkillCode.BLOCKED, "NO_VALID_CONTROL": SkillCode.BLOCKED,
+    "PATIENCE_EXCEEDED": SkillCode.BLOCKED, "TIMEOUT": SkillCode.TIMEOUT,
+}
+
+
+def message_constants(msg_type) -> dict[str, int]:
+    """The integer constants (``uint16 NO_VALID_PATH=208``) a generated message class declares."""
+    return {n: v for n, v in vars(msg_type).items() if n.isupper() and "__" not in n and isinstance(v, int)}
+
+
+def nav2_code_meanings(*constants: Mapping[str, int]) -> dict[int, SkillCode]:
+    """nav2 error_code value -> SkillCode, from the constants (name -> value) of nav2's result types.
+    A value that names of different meaning share (releases where each action counts from 1) is left out."""
+    meanings: dict[int, set] = {}
+    for table in constants:
+        for name, value in table.items():
+            if value:
+                meanings.setdefault(int(value), set()).add(NAV2_MEANINGS.get(name, SkillCode.NONE))
+    return {value: m.pop() for value, m in meanings.items() if len(m) == 1 and SkillCode.NONE not in m}
+
+
+def nav2_outcome(status: int, error_code: int, error_msg: str,
+                 meanings: Mapping[int, SkillCode] = {}) -> Outcome:  # noqa: B006 - read only
+    """NavigateToPose: nav2's own error code and message pass through in the Outcome, with what
+    the code means (``meanings``, from ``nav2_code_meanings``)."""
     if status == GOAL_SUCCEEDED and error_code == 0:
         return Outcome()
     if status == GOAL_CANCELED:
         return Outcome(Status.CANCELED, f"nav2 canceled the goal{': ' + error_msg if error_msg else ''}", error_code)
     return Outcome(Status.FAILED, f"nav2 failed: {error_msg or 'no message'} (nav2 error_code {error_code})",
-                   error_code)
+                   error_code, int(meanings.get(error_code, SkillCode.NONE)))
 
 
 def trajectory_outcome(status: int, error_code: int, error_string: str) -> Outcome:

@@ -47,6 +47,7 @@ class SkillsConfig:
     service_timeout: float = 5.0
     approach_standoff: float = 0.55
     obstacle_clearance: float = 0.25
+    reach: float = 0.9
 
 
 CONFIG_TYPE = SkillsConfig
@@ -68,6 +69,8 @@ DESCRIPTIONS = {
     "service_timeout": "seconds to wait for perception, scene-graph and action servers",
     "approach_standoff": "metres between a fixture's face and the base's approach pose",
     "obstacle_clearance": "metres kept between an approach pose and other fixtures",
+    "reach": "metres from the base within which the arm acts on a fixture's footprint or an object "
+             "(farther: NOT_AT_FIXTURE / OUT_OF_REACH); approach_standoff plus nav2's goal tolerance",
 }
 
 
@@ -76,7 +79,7 @@ def settings_from(config: SkillsConfig) -> SkillSettings:
                          skill_timeout=config.skill_timeout, step_timeout=config.step_timeout,
                          service_timeout=config.service_timeout, operator_timeout=config.operator_timeout,
                          gated_skills=tuple(config.gated_skills), approach_standoff=config.approach_standoff,
-                         obstacle_clearance=config.obstacle_clearance)
+                         obstacle_clearance=config.obstacle_clearance, reach=config.reach)
 
 
 class SkillsNode(Node):

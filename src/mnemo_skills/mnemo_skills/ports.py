@@ -17,11 +17,13 @@ from mnemo_common.types import Detection, InteractionEvent, MnemoError, Pose2D, 
 @dataclass(frozen=True)
 class Outcome:
     """Result of one call to the robot: a status, a message, and the backend's own error code
-    (nav2's NavigateToPose error_code, FollowJointTrajectory's error_code, ...), passed through."""
+    (nav2's NavigateToPose error_code, FollowJointTrajectory's error_code, ...), passed through,
+    with what that code means to the skill's caller (a SkillCode; NONE when it means nothing more)."""
 
     code: Status = Status.OK
     message: str = ""
     backend_code: int = 0
+    skill_code: int = 0
 
     @property
     def ok(self) -> bool:

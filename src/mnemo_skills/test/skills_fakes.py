@@ -12,6 +12,7 @@ from typing import Callable, Optional
 
 from mnemo_common.types import Detection, InteractionEvent, Pose2D, Status
 
+from mnemo_skills.approach import approach_pose
 from mnemo_skills.ports import CancelToken, GraphNode, JointReading, Outcome, RobotPorts, TrajectoryPoint
 from mnemo_skills.profile import RobotProfile, load_profile
 
@@ -73,6 +74,10 @@ class FakeWorld:
         if self.fail is not None:
             return self.fail(kind, name)
         return None
+
+    def stand_at(self, fixture_id: str, standoff: float = 0.55) -> None:
+        """Put the base where navigate would leave it at the fixture, without a call."""
+        self.pose = approach_pose(self.nodes[fixture_id], standoff, self.pose)
 
     def moves(self) -> list[tuple]:
         return [c for c in self.calls if c[0] in ("navigate", "trajectory", "motion", "gripper")]

@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from mnemo_common.skill_codes import SkillCode  # noqa: E402
 from mnemo_common.types import Pose2D, Status  # noqa: E402
 from skills_fakes import FakeWorld, make_ports, profile  # noqa: E402
 
@@ -25,27 +26,33 @@ FAST = SkillSettings(navigate_timeout=5.0, skill_timeout=5.0, step_timeout=5.0, 
                      operator_timeout=5.0)
 
 
-def make(robot="tiago", settings=FAST, gate=False, with_hand=True, **world_kw):
+def make(robot="tiago", settings=FAST, gate=False, with_hand=True, at="", **world_kw):
     world = FakeWorld(profile(robot))
     for k, v in world_kw.items():
         setattr(world, k, v)
+    if at:
+        world.stand_at(at, settings.approach_standoff)
     server = SkillServer(make_ports(world, with_hand), world.profile, settings, OperatorGate(enabled=gate))
     return world, server
 
 
 # How each primitive is called, what to prepare, and which call to make hang for timeout/cancel.
-def _hold(server):
-    server.state.held = HeldObject("mug_1", "mug")
+def _at(fixture_id, hold=False):
+    def prepare(server):
+        server.ports.navigator.world.stand_at(fixture_id, server.settings.approach_standoff)
+        if hold:
+            server.state.held = HeldObject("mug_1", "mug")
+    return prepare
 
 
 CASES = {
     "navigate": dict(call=lambda s: s.navigate("cabinet_1"), hang="navigate"),
     "detect": dict(call=lambda s: s.detect("mug"), hang="detect"),
-    "open": dict(call=lambda s: s.open("cabinet_1"), hang="trajectory"),
-    "close": dict(call=lambda s: s.close("cabinet_1"), hang="trajectory"),
-    "peek": dict(call=lambda s: s.peek("cabinet_1"), hang="trajectory"),
-    "pick": dict(call=lambda s: s.pick("mug_1"), hang="trajectory"),
-    "place": dict(call=lambda s: s.place("table_1"), hang="trajectory", prepare=_hold),
+    "open": dict(call=lambda s: s.open("cabinet_1"), hang="trajectory", prepare=_at("cabinet_1")),
+    "close": dict(call=lambda s: s.close("cabinet_1"), hang="trajectory", prepare=_at("cabinet_1")),
+    "peek": dict(call=lambda s: s.peek("cabinet_1"), hang="trajectory", prepare=_at("cabinet_1")),
+    "pick": dict(call=lambda s: s.pick("mug_1"), hang="trajectory", prepare=_at("table_1")),
+    "place": dict(call=lambda s: s.place("table_1"), hang="trajectory", prepare=_at("table_1", hold=True)),
 }
 PRIMITIVES = list(CASES)
 
@@ -127,7 +134,7 @@ def test_navigate_to_object_goes_to_its_fixture_and_to_a_pose():
 
 
 def test_open_reports_grasp_and_fixture_travel():
-    world, server = make()
+    world, server = make(at="cabinet_1")
     result = server.open("cabinet_1")
     s = result.signals
     assert s.contact and s.gripper_closure == pytest.approx(0.5) and s.gripper_effort == pytest.approx(8.0)
@@ -139,18 +146,18 @@ def test_open_reports_grasp_and_fixture_travel():
 
 
 def test_pick_then_place_tracks_the_held_object():
-    world, server = make()
+    world, server = make(at="table_1")
     picked = server.pick("mug")
     assert picked.success and picked.picked_id == "mug_1" and picked.picked_label == "mug"
     assert world.events[-1].picked_id == "mug_1"
     again = server.pick("cup_2")
-    assert again.code == Status.FAILED and "already holding" in again.message
+    assert again.code == Status.FAILED and again.outcome == SkillCode.GRIPPER_OCCUPIED
     placed = server.place("table_1")
     assert placed.success and placed.picked_id == "mug_1" and server.state.held is None
 
 
 def test_peek_returns_only_what_lies_inside_the_container():
-    world, server = make()
+    world, server = make(at="cabinet_1")
     result = server.peek("cabinet_1")
     assert [d.label for d in result.detections] == ["cup"]
     assert world.events[-1].seen_contents == ["cup"]
@@ -164,26 +171,28 @@ def test_detect_passes_the_query_and_returns_detections():
 
 
 def test_tidybot_profile_uses_gripper_command_and_arm_trajectories():
-    world, server = make("tidybot")
+    world, server = make("tidybot", at="table_1")
     assert server.pick("mug_1").success
     assert any(c[0] == "gripper" and c[1] == "/robotiq_gripper_controller/gripper_cmd" for c in world.calls)
     assert not any(c[0] == "motion" for c in world.calls)
     assert server.place("table_1").success
+    world.stand_at("cabinet_1")
     assert server.open("cabinet_1").success
 
 
 # -- failure ---------------------------------------------------------------------------
 def test_navigate_passes_nav2_error_code_and_message_through():
     world, server = make()
-    server.ports.navigator.result = Outcome(Status.FAILED, "no valid path found", 204)
+    server.ports.navigator.result = Outcome(Status.FAILED, "no valid path found", 204, SkillCode.NO_PATH)
     result = server.navigate("cabinet_1")
     assert result.code == Status.FAILED and "no valid path found" in result.message and "204" in result.message
-    assert world.events[-1].success is False
+    assert result.outcome == SkillCode.NO_PATH and world.events[-1].success is False
 
 
 def test_navigate_rejects_unknown_targets_and_bad_poses_without_moving():
     world, server = make()
-    assert server.navigate("fridge_9").code == Status.NOT_FOUND
+    unknown = server.navigate("fridge_9")
+    assert unknown.code == Status.NOT_FOUND and unknown.outcome == SkillCode.UNKNOWN_TARGET
     assert server.navigate("", Pose2D(float("nan"), 0.0)).code == Status.INVALID_ARGUMENT
     assert server.navigate("").code == Status.INVALID_ARGUMENT
     assert world.moves() == [] and world.events == []
@@ -198,9 +207,9 @@ def test_detect_failure_of_perception_is_reported():
 
 @pytest.mark.parametrize("verb", ["open", "close"])
 def test_locked_fixture_grasped_but_did_not_move(verb):
-    world, server = make(locked=True)
+    world, server = make(locked=True, at="cabinet_1")
     result = getattr(server, verb)("cabinet_1")
-    assert not result.success and result.code == Status.FAILED and "did not move" in result.message
+    assert not result.success and result.code == Status.FAILED and result.outcome == SkillCode.NO_MOTION
     assert result.signals.contact and result.signals.joint_displacement == pytest.approx(0.0)
     assert [c[1] for c in world.moves()][-1] == "home"  # released and retreated
     assert world.events[-1].signals.contact is True
@@ -208,29 +217,74 @@ def test_locked_fixture_grasped_but_did_not_move(verb):
 
 @pytest.mark.parametrize("verb", ["open", "close"])
 def test_missed_handle_has_no_contact(verb):
-    world, server = make(graspable=False)
+    world, server = make(graspable=False, at="cabinet_1")
     result = getattr(server, verb)("cabinet_1")
-    assert result.code == Status.FAILED and "missed the handle" in result.message
+    # the same outcome as a lock: only the signals tell them apart (the interaction analyzer's job)
+    assert result.code == Status.FAILED and result.outcome == SkillCode.NO_MOTION
     assert not result.signals.contact and result.signals.gripper_closure == pytest.approx(1.0)
     assert world.events[-1].signals.contact is False
 
 
+@pytest.mark.parametrize("name", ["open", "close", "peek", "place"])
+def test_acting_on_a_fixture_out_of_reach_does_not_move(name):
+    world, server = make()  # at the origin, metres from every fixture
+    server.state.held = HeldObject("mug_1", "mug") if name == "place" else None
+    result = CASES[name]["call"](server)
+    assert result.code == Status.FAILED and result.outcome == SkillCode.NOT_AT_FIXTURE
+    assert world.moves() == [] and world.events == []
+    server.ports.navigator.current_pose = lambda: None  # where the base is unknown, the arm finds out
+    assert CASES[name]["call"](server).success
+
+
+def test_an_object_in_view_out_of_reach_names_where_to_stand():
+    world, server = make(at="cabinet_1")
+    result = server.pick("mug_1")
+    assert result.outcome == SkillCode.OUT_OF_REACH and result.reachable_from == "table_1"
+    unknown = server.pick("plate")  # seen, but nowhere in the scene graph
+    assert unknown.outcome == SkillCode.OUT_OF_REACH and unknown.reachable_from == ""
+    assert world.moves() == []
+
+
+@pytest.mark.parametrize("verb,seen,code", [("open", "open", SkillCode.ALREADY_OPEN),
+                                            ("close", "closed", SkillCode.ALREADY_CLOSED)])
+def test_a_fixture_seen_already_open_or_closed_is_left_alone(verb, seen, code):
+    world, server = make(at="cabinet_1")
+    world.detections[2].attributes["state"] = seen
+    result = getattr(server, verb)("cabinet_1")
+    assert result.success and result.outcome == code and world.moves() == []
+
+
+def test_a_container_seen_closed_is_not_placed_into_and_shows_nothing_inside():
+    world, server = make(at="cabinet_1")
+    world.detections[2].attributes["state"] = "closed"
+    server.state.held = HeldObject("mug_1", "mug")
+    placed = server.place("cabinet_1")
+    assert placed.outcome == SkillCode.CONTAINER_CLOSED and world.moves() == [] and server.state.held is not None
+    server.state.held = None
+    peeked = server.peek("cabinet_1")
+    assert peeked.outcome == SkillCode.CONTAINER_CLOSED and peeked.detections == []
+
+
 def test_without_tf_the_arm_controller_decides_whether_the_fixture_moved():
-    world, server = make(with_hand=False, locked=True)
+    world, server = make(with_hand=False, locked=True, at="cabinet_1")
     result = server.open("cabinet_1")
     assert result.code == Status.FAILED and "PATH_TOLERANCE_VIOLATED" in result.message
+    assert result.outcome == SkillCode.NO_MOTION
     assert result.signals.joint_displacement == 0.0
 
 
 def test_pick_failures_missed_slipped_not_visible():
-    world, server = make(graspable=False)
-    assert "closed fully" in server.pick("mug_1").message
-    world, server = make(slips=True)
+    world, server = make(graspable=False, at="table_1")
+    missed = server.pick("mug_1")
+    assert "closed fully" in missed.message and missed.outcome == SkillCode.GRASP_FAILED
+    world, server = make(slips=True, at="table_1")
     slipped = server.pick("mug_1")
     assert slipped.code == Status.FAILED and "slipped" in slipped.message and server.state.held is None
-    world, server = make()
+    assert slipped.outcome == SkillCode.GRASP_FAILED
+    world, server = make(at="table_1")
     world.detections = []
-    assert server.pick("mug_1").code == Status.NOT_FOUND
+    unseen = server.pick("mug_1")
+    assert unseen.code == Status.NOT_FOUND and unseen.outcome == SkillCode.NOT_VISIBLE
     assert server.pick("table_1").code == Status.INVALID_ARGUMENT
 
 
@@ -243,7 +297,7 @@ def test_place_without_holding_fails_and_peek_needs_a_fixture():
 
 
 def test_missing_gripper_joint_states_is_a_clear_error():
-    world, server = make()
+    world, server = make(at="table_1")
     world.joints = {}
     server.ports.joints.latest = lambda: {}
     result = server.pick("mug_1")
@@ -251,7 +305,7 @@ def test_missing_gripper_joint_states_is_a_clear_error():
 
 
 def test_a_controller_error_in_reach_stops_the_primitive():
-    world, server = make()
+    world, server = make(at="cabinet_1")
     world.fail = lambda kind, name: Outcome(Status.FAILED, "controller aborted", -1) if kind == "motion" else None
     result = server.open("cabinet_1")
     assert result.code == Status.FAILED and "reach step 1" in result.message and "controller aborted" in result.message
@@ -295,7 +349,8 @@ def test_navigate_request_timeout_overrides_the_default():
     world, server = make()
     world.hang = lambda k, n: k == "navigate"
     t0 = time.monotonic()
-    assert server.navigate("cabinet_1", timeout=0.2).code == Status.TIMEOUT
+    result = server.navigate("cabinet_1", timeout=0.2)
+    assert result.code == Status.TIMEOUT and result.outcome == SkillCode.TIMEOUT
     assert time.monotonic() - t0 < 1.5
 
 

@@ -122,6 +122,19 @@ class MemoryRecord:
     raw_ref: str = ""
     embedding: Optional[np.ndarray] = None
     score: float = 0.0
+    # Compaction merges consecutive near-identical observations of one place into one record: it
+    # held from ``stamp`` to ``last_stamp`` (None: a single observation), seen ``count`` times;
+    # ``raw_ref_last`` is the last merged observation's raw reference.
+    last_stamp: Optional[float] = None
+    count: int = 1
+    raw_ref_last: str = ""
+    # Text search: index in ``sightings`` of the object sighting that matched the query (-1: the view did).
+    matched_sighting: int = -1
+
+    @property
+    def span(self) -> tuple[float, float]:
+        """(first, last) time this record's observation held."""
+        return self.stamp, self.stamp if self.last_stamp is None else self.last_stamp
 
 
 @dataclass

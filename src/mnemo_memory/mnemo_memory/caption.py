@@ -18,7 +18,7 @@ from mnemo_common.types import Observation, Sighting
 log = logging.getLogger(__name__)
 
 # Attribute keys that read naturally before a label ("a red ceramic mug").
-_ADJECTIVE_KEYS = ("size", "color", "colour", "material", "state")
+ADJECTIVE_KEYS = ("size", "color", "colour", "material", "state")
 
 
 class Captioner(Protocol):
@@ -26,7 +26,7 @@ class Captioner(Protocol):
 
 
 def describe_sighting(s: Sighting) -> str:
-    words = [s.attributes[k] for k in _ADJECTIVE_KEYS if s.attributes.get(k)]
+    words = [s.attributes[k] for k in ADJECTIVE_KEYS if s.attributes.get(k)]
     text = " ".join(words + [s.label.replace("_", " ")])
     text = f"an {text}" if text[:1].lower() in "aeiou" else f"a {text}"
     if s.support and s.relation in ("on", "in"):

@@ -1,8 +1,9 @@
 """The fleet backend: qdrant-client against a Qdrant server or cluster (same schema, same queries).
 
 ``location`` is a URL (``http://host:6333``), or for tests qdrant-client's local mode:
-``":memory:"`` or ``"path:DIR"``. The embedding model's name and dimension live in the
-collection's metadata; writes use ``wait=True`` so an acknowledged record is stored.
+``":memory:"`` or ``"path:DIR"``. The embedding model's name, dimension and schema live in the
+collection's metadata; object sightings (schema 2) live in the collection ``<collection>_objects``;
+writes use ``wait=True`` so an acknowledged record is stored.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.edge_store import SCHEMA_VERSION, check_meta
 from mnemo_memory.records import INDEXED_FIELDS
-from mnemo_memory.store import Conditions, Hit, QdrantStoreBase
+from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
+from mnemo_memory.store import RRF_K, Conditions, Hit, QdrantStoreBase
 
 
 def client_filter(c: Conditions) -> Optional[models.Filter]:
@@ -25,6 +27,8 @@ def client_filter(c: Conditions) -> Optional[models.Filter]:
     must: list[Any] = []
     if c.stamp_gte is not None or c.stamp_lte is not None or c.stamp_lt is not None:
         must.append(models.FieldCondition(key="stamp", range=models.Range(gte=c.stamp_gte, lte=c.stamp_lte, lt=c.stamp_lt)))
+    if c.last_gte is not None:
+        must.append(models.FieldCondition(key="last", range=models.Range(gte=c.last_gte)))
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(models.FieldCondition(key=key, range=models.Range(gte=rng[0], lte=rng[1])))
@@ -48,7 +52,7 @@ def _connect(location: str, api_key: str) -> QdrantClient:
 
 class ClientStore(QdrantStoreBase):
     def __init__(self, location: str, collection: str, model_name: str, dim: int, api_key: str = ""):
-        self.location, self.collection = location, collection
+        self.location, self.collection, self.objects_collection = location, collection, f"{collection}_objects"
         self._client = _connect(location, api_key)
         try:
             self._open(model_name, dim)
@@ -61,23 +65,64 @@ class ClientStore(QdrantStoreBase):
         if self._client.collection_exists(self.collection):
             meta = self._client.get_collection(self.collection).config.metadata or {}
             self.model_name, self.dim = check_meta(meta, model_name, dim, where)
+            self.objects = int(meta.get("schema", 1)) >= 2
             return
         if not dim:
             raise MnemoError(Status.NOT_FOUND, f"no memory collection {where} and no embedding dimension to create one")
-        self.model_name, self.dim = model_name, dim
+        self.model_name, self.dim, self.objects = model_name, dim, True
+        self._create_objects()  # first: a views collection is only ever found with its objects
         self._client.create_collection(
             self.collection, vectors_config=models.VectorParams(size=dim, distance=models.Distance.DOT),
             metadata={"model": model_name, "dim": dim, "schema": SCHEMA_VERSION})
+        self._index(self.collection, INDEXED_FIELDS)
+
+    def _create_objects(self) -> None:
+        if self._client.collection_exists(self.objects_collection):
+            self._client.delete_collection(self.objects_collection)
+        self._client.create_collection(
+            self.objects_collection,
+            vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.DOT)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)})
+        self._index(self.objects_collection, SIGHTING_INDEXED_FIELDS)
+
+    def _index(self, collection: str, fields: dict[str, str]) -> None:
         kinds = {"float": models.PayloadSchemaType.FLOAT, "keyword": models.PayloadSchemaType.KEYWORD}
         with warnings.catch_warnings():  # local mode warns that it has no payload indexes
             warnings.simplefilter("ignore", UserWarning)
-            for name, kind in INDEXED_FIELDS.items():
-                self._client.create_payload_index(self.collection, name, kinds[kind], wait=True)
+            for name, kind in fields.items():
+                self._client.create_payload_index(collection, name, kinds[kind], wait=True)
 
     # -- engine primitives ---------------------------------------------------------------
     def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
         self._client.upsert(self.collection, wait=True, points=models.Batch(
             ids=ids, vectors=vectors.tolist(), payloads=payloads))
+
+    def _upsert_sightings(self, ids: list[str], vectors: np.ndarray, words: list[tuple[list[int], list[float]]],
+                          payloads: list[dict]) -> None:
+        points = [models.PointStruct(id=pid, payload=payload, vector={
+            DENSE: vec.tolist(), SPARSE: models.SparseVector(indices=w[0], values=w[1])})
+            for pid, vec, w, payload in zip(ids, vectors, words, payloads)]
+        self._client.upsert(self.objects_collection, wait=True, points=points)
+
+    def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
+                           cond: Conditions, limit: int) -> list[Hit]:
+        f = client_filter(cond)
+        if not words or not words[0]:
+            result = self._client.query_points(self.objects_collection, query=vector.tolist(), using=DENSE,
+                                               query_filter=f, limit=limit, with_payload=True)
+        else:
+            sparse = models.SparseVector(indices=words[0], values=words[1])
+            result = self._client.query_points(
+                self.objects_collection, query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)), limit=limit, with_payload=True,
+                prefetch=[models.Prefetch(query=vector.tolist(), using=DENSE, filter=f, limit=limit),
+                          models.Prefetch(query=sparse, using=SPARSE, filter=f, limit=limit)])
+        return [(p.payload, p.score) for p in result.points]
+
+    def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
+        if sighting_pids:
+            self._client.delete(self.objects_collection, points_selector=models.PointIdsList(points=sighting_pids),
+                                wait=True)
+        self._client.delete(self.collection, points_selector=models.PointIdsList(points=pids), wait=True)
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=client_filter(cond),
@@ -100,7 +145,7 @@ class ClientStore(QdrantStoreBase):
         if not pids:
             return []
         by_id = {str(r.id): r.payload for r in self._client.retrieve(self.collection, pids, with_payload=True)}
-        return [by_id[str(p)] for p in pids]
+        return [by_id.get(str(p)) for p in pids]
 
     def _count(self, cond: Conditions, exact: bool = True) -> int:
         return self._client.count(self.collection, count_filter=client_filter(cond), exact=exact).count

@@ -2,9 +2,10 @@
 
 Directory layout (``root`` = data_dir/memory/<collection>/)::
 
-    root/meta.json   embedding model name and dimension, written once at creation
+    root/meta.json   embedding model name, dimension and schema, written once at creation
     root/lock        flock'ed by the one process that writes the store
-    root/shard/      the Qdrant edge shard (segments + its write-ahead log)
+    root/shard/      the Qdrant edge shard of view records (segments + its write-ahead log)
+    root/objects/    the shard of object sightings (schema 2; named vectors "text" and "words")
 
 Durability: every ``update`` is appended to the shard's write-ahead log before it returns, so an
 acknowledged record survives the process being killed (the crash test checks this with SIGKILL);
@@ -37,10 +38,12 @@ import qdrant_edge as qe
 from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.records import INDEXED_FIELDS
+from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.spatial import PositionGrid
-from mnemo_memory.store import Conditions, Hit, ModelMismatchError, QdrantStoreBase
+from mnemo_memory.store import RRF_K, Conditions, Hit, ModelMismatchError, QdrantStoreBase
 
-SCHEMA_VERSION = 1
+# 1: view records only; 2: object sightings and record spans ("last")
+SCHEMA_VERSION = 2
 POSITION_PAGE = 250  # records per page when the position grid is read back (each page holds the GIL ~3 ms)
 
 
@@ -61,6 +64,8 @@ def edge_filter(c: Conditions) -> Optional[qe.Filter]:
     must: list[Any] = []
     if c.stamp_gte is not None or c.stamp_lte is not None or c.stamp_lt is not None:
         must.append(qe.FieldCondition("stamp", range=qe.RangeFloat(gte=c.stamp_gte, lte=c.stamp_lte, lt=c.stamp_lt)))
+    if c.last_gte is not None:
+        must.append(qe.FieldCondition("last", range=qe.RangeFloat(gte=c.last_gte)))
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=rng[0], lte=rng[1])))
@@ -101,12 +106,16 @@ class EdgeTuning:
     # instead of 863-1038 (five alternating pairs), first query and filtered queries alike
     secondary_indexes_on_disk: bool = True
 
-    def config(self, dim: int) -> "qe.EdgeConfig":
+    def config(self, dim: int, objects: bool = False) -> "qe.EdgeConfig":
+        """The view shard's config; ``objects``: the sighting shard's (a dense and a sparse named vector)."""
         quant = (qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=0.99, always_ram=self.quantized_in_ram)
                  if self.quantization else None)
+        dense = qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot,
+                                    memory=qe.Memory.Cold if self.vectors_cold else None)
         return qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=dim, distance=qe.Distance.Dot,
-                                        memory=qe.Memory.Cold if self.vectors_cold else None),
+            vectors={DENSE: dense} if objects else dense,
+            # inverse document frequency: a word in every sighting ("the") weighs nothing
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)} if objects else None,
             payload_memory=qe.Memory.Cached,  # Cold opens ~25% faster but made spatial queries 2-3x slower
             hnsw_config=qe.HnswIndexConfig(m=self.hnsw_m, ef_construct=self.hnsw_ef_construct,
                                            full_scan_threshold=self.full_scan_threshold_kb),
@@ -154,30 +163,41 @@ class EdgeStore(QdrantStoreBase):
         self._start_positions()
 
     def _open(self, model_name: str, dim: int) -> None:
-        meta_path, shard_path = self.root / "meta.json", self.root / "shard"
+        meta_path, shard_path, objects_path = self.root / "meta.json", self.root / "shard", self.root / "objects"
+        self._objects: Optional[qe.EdgeShard] = None
         if meta_path.exists():
-            self.model_name, self.dim = check_meta(json.loads(meta_path.read_text()), model_name, dim, str(self.root))
+            meta = json.loads(meta_path.read_text())
+            self.model_name, self.dim = check_meta(meta, model_name, dim, str(self.root))
             self._shard = qe.EdgeShard.load(str(shard_path))
+            self.objects = int(meta.get("schema", 1)) >= 2
+            if self.objects:
+                self._objects = qe.EdgeShard.load(str(objects_path))
             return
         if not dim:
             raise MnemoError(Status.NOT_FOUND, f"no memory store at {self.root} and no embedding dimension to create one")
-        self.model_name, self.dim = model_name, dim
-        if shard_path.exists():  # created before meta.json was written: start over, nothing was acknowledged
-            import shutil
+        self.model_name, self.dim, self.objects = model_name, dim, True
+        import shutil
 
-            shutil.rmtree(shard_path)
-        self._shard = qe.EdgeShard.create(str(shard_path), self.tuning.config(dim))
-        for name, kind in INDEXED_FIELDS.items():
+        for path in (shard_path, objects_path):
+            if path.exists():  # created before meta.json was written: start over, nothing was acknowledged
+                shutil.rmtree(path)
+        self._shard = self._create(shard_path, self.tuning.config(dim), INDEXED_FIELDS)
+        self._objects = self._create(objects_path, self.tuning.config(dim, objects=True), SIGHTING_INDEXED_FIELDS)
+        tmp = meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}))
+        os.replace(tmp, meta_path)
+
+    def _create(self, path: Path, config: "qe.EdgeConfig", fields: dict[str, str]) -> "qe.EdgeShard":
+        shard = qe.EdgeShard.create(str(path), config)
+        for name, kind in fields.items():
             # stamp is the field most queries filter or order by: the principal one, in RAM
             principal = name == "stamp"
             on_disk = self.tuning.secondary_indexes_on_disk and not principal
             schema = (qe.FloatIndexParams(is_principal=principal, on_disk=on_disk) if kind == "float"
                       else qe.KeywordIndexParams(on_disk=on_disk))
-            self._shard.update(qe.UpdateOperation.create_field_index(name, schema))
-        self._shard.flush()
-        tmp = meta_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}))
-        os.replace(tmp, meta_path)
+            shard.update(qe.UpdateOperation.create_field_index(name, schema))
+        shard.flush()
+        return shard
 
     # -- positions in RAM (spatial.PositionGrid) --------------------------------------------
     def _start_positions(self) -> None:
@@ -247,6 +267,31 @@ class EdgeStore(QdrantStoreBase):
         if self._since_flush >= self._flush_every:
             self.flush()
 
+    def _upsert_sightings(self, ids: list[str], vectors: np.ndarray, words: list[tuple[list[int], list[float]]],
+                          payloads: list[dict]) -> None:
+        points = [qe.Point(pid, {DENSE: vec.tolist(), SPARSE: qe.SparseVector(*w)}, payload)
+                  for pid, vec, w, payload in zip(ids, vectors, words, payloads)]
+        self._objects.update(qe.UpdateOperation.upsert_points(points))
+
+    def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
+                           cond: Conditions, limit: int) -> list[Hit]:
+        f, params = edge_filter(cond), self.tuning.search_params(limit)
+        dense = qe.Query.Nearest(vector.tolist(), using=DENSE)
+        if not words or not words[0]:
+            request = qe.QueryRequest(limit=limit, query=dense, filter=f, with_payload=True, params=params)
+        else:
+            sparse = qe.Query.Nearest(qe.SparseVector(*words), using=SPARSE)
+            request = qe.QueryRequest(limit=limit, query=qe.Fusion.Rrf(k=RRF_K), with_payload=True, prefetches=[
+                qe.Prefetch(limit=limit, query=dense, filter=f, params=params),
+                qe.Prefetch(limit=limit, query=sparse, filter=f)])
+        return [(h.payload, h.score) for h in self._objects.query(request)]
+
+    def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
+        if sighting_pids:
+            self._objects.update(qe.UpdateOperation.delete_points(sighting_pids))
+        self._shard.update(qe.UpdateOperation.delete_points(pids))
+        self._grid.remove(pids)
+
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         hits = self._shard.query(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector.tolist()),
                                                  filter=edge_filter(cond), with_payload=True,
@@ -268,7 +313,7 @@ class EdgeStore(QdrantStoreBase):
             return []
         # the engine returns uuid.UUID ids; the position grid holds their canonical strings
         by_id = {str(r.id): r.payload for r in self._shard.retrieve(pids, with_payload=True, with_vector=False)}
-        return [by_id[str(p)] for p in pids]
+        return [by_id.get(str(p)) for p in pids]
 
     def _count(self, cond: Conditions, exact: bool = True) -> int:
         if cond.empty():
@@ -280,14 +325,17 @@ class EdgeStore(QdrantStoreBase):
         return (found[0].payload, found[0].vector) if found else None
 
     # -- lifecycle -----------------------------------------------------------------------
+    def _shards(self) -> list["qe.EdgeShard"]:
+        return [self._shard] if self._objects is None else [self._shard, self._objects]
+
     def flush(self) -> None:
-        self._shard.flush()
+        for shard in self._shards():
+            shard.flush()
         self._since_flush = 0
 
     def unindexed(self) -> int:
-        """Records not yet in an HNSW segment (searched by brute force)."""
-        info = self._shard.info()
-        return max(0, info.points_count - info.indexed_vectors_count)
+        """Records or sightings not yet in an HNSW segment (searched by brute force)."""
+        return max(max(0, info.points_count - info.indexed_vectors_count) for info in (s.info() for s in self._shards()))
 
     def optimize_due(self) -> bool:
         return self.unindexed() >= self.tuning.index_points(self.dim)
@@ -295,7 +343,7 @@ class EdgeStore(QdrantStoreBase):
     def optimize(self) -> bool:
         """Build HNSW segments for the filled appendable segments and merge small ones (blocking,
         GIL held: seconds per ~13k records), then flush. True when anything changed."""
-        changed = bool(self._shard.optimize())
+        changed = any([bool(shard.optimize()) for shard in self._shards()])
         self.flush()
         return changed
 
@@ -303,7 +351,8 @@ class EdgeStore(QdrantStoreBase):
         if getattr(self, "_grid_stop", None) is not None:
             self._stop_positions()
         if getattr(self, "_shard", None) is not None:
-            self._shard.flush()
-            self._shard.close()
-            self._shard = None
+            for shard in self._shards():
+                shard.flush()
+                shard.close()
+            self._shard = self._objects = None
         self._release_lock()

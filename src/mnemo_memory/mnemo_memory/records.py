@@ -4,8 +4,10 @@ Payload keys (schema 2): the indexed fields as top-level values, everything else
 JSON text ``d`` (the engines convert each payload value separately, and lists cost most: one text
 instead of a dozen values and two lists made ingest about twice as fast)::
 
-  stamp*, x*, y*, room* (omitted when empty), labels* (omitted when empty),
-  d = {"id", "yaw", "cam": [px, py, pz, qx, qy, qz, qw], "caption", "sightings": [...], "raw_ref"}
+  stamp*, last* (stores with spans: when the record's observation last held; = stamp unless
+  compacted), x*, y*, room* (omitted when empty), labels* (omitted when empty),
+  d = {"id", "yaw", "cam": [px, py, pz, qx, qy, qz, qw], "caption", "sightings": [...], "raw_ref",
+       "n" and "raw_last" (compacted records only: observations merged, the last one's raw reference)}
 
 A sighting leaves out the fields at their default (kind "object", score 1.0, empty strings and
 attributes); readers fill them back from Sighting's defaults.
@@ -35,7 +37,8 @@ except ImportError:  # pragma: no cover
 from mnemo_common.types import MemoryRecord, Pose2D, Pose3D, Sighting
 
 # Payload fields with an index, and their kind ("float" range index or "keyword").
-INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword", "labels": "keyword"}
+INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "last": "float", "x": "float", "y": "float", "room": "keyword",
+                                   "labels": "keyword"}
 
 _ID_NAMESPACE = uuid.UUID("5b0c1a52-6c1d-4b55-9f3e-6d656d6f6d65")
 
@@ -69,17 +72,21 @@ def _sighting_dict(s: Sighting) -> dict[str, Any]:
     return d
 
 
-def record_to_payload(r: MemoryRecord) -> dict[str, Any]:
+def record_to_payload(r: MemoryRecord, spans: bool = True) -> dict[str, Any]:
+    """``spans``: the store indexes ``last`` (stores created before compaction do not)."""
     rp, cp = r.robot_pose, r.camera_pose
     payload: dict[str, Any] = {"stamp": float(r.stamp), "x": float(rp.x), "y": float(rp.y)}
+    if spans:
+        payload["last"] = float(r.span[1])
     if r.room:
         payload["room"] = r.room
     if r.labels:
         payload["labels"] = sorted(set(r.labels))
-    payload["d"] = _dumps({
-        "id": r.id, "yaw": float(rp.yaw), "cam": [float(v) for v in (*cp.position, *cp.orientation)],
-        "caption": r.caption, "sightings": [_sighting_dict(s) for s in r.sightings], "raw_ref": r.raw_ref,
-    })
+    d = {"id": r.id, "yaw": float(rp.yaw), "cam": [float(v) for v in (*cp.position, *cp.orientation)],
+         "caption": r.caption, "sightings": [_sighting_dict(s) for s in r.sightings], "raw_ref": r.raw_ref}
+    if r.last_stamp is not None:
+        d.update(last=float(r.last_stamp), n=int(r.count), raw_last=r.raw_ref_last)
+    payload["d"] = _dumps(d)
     return payload
 
 
@@ -109,4 +116,7 @@ def record_from_payload(p: dict[str, Any], vector: Optional[Any] = None, score: 
         raw_ref=d.get("raw_ref", ""),
         embedding=None if vector is None else np.asarray(vector, dtype=np.float32),
         score=float(score),
+        last_stamp=d.get("last"),
+        count=int(d.get("n", 1)),
+        raw_ref_last=d.get("raw_last", ""),
     )

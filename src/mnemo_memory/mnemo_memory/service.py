@@ -23,6 +23,7 @@ import numpy as np
 from mnemo_common.embedding import Embedder
 from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Status, invalid
 
+from mnemo_memory.sightings import object_sightings, sighting_text
 from mnemo_memory.store import MAX_K, MemoryStore, open_store
 
 
@@ -78,18 +79,31 @@ class MemoryService:
 
     # -- writes --------------------------------------------------------------------------
     def add(self, records: Sequence[MemoryRecord]) -> list[str]:
-        """Store records (embedding their captions when they carry none); durable on return."""
+        """Store records (embedding their captions when they carry none) and their object
+        sightings (embedding each one's text); durable on return."""
         for r in records:
             validate_record(r)
         missing = [r for r in records if r.embedding is None]
         if missing:
             for r, e in zip(missing, self.embedder.embed([r.caption for r in missing])):
                 r.embedding = e
+        object_vectors = self._object_vectors(records) if self.store.objects else None
         with self._lock:
-            ids = self.store.add(records)
+            ids = self.store.add(records, object_vectors)
             if self.auto_optimize and self.store.optimize_due():
                 self.store.optimize()
             return ids
+
+    def _object_vectors(self, records: Sequence[MemoryRecord]) -> list[np.ndarray]:
+        """Embeddings of each record's object sightings (a patrol repeats them: the embedder's cache)."""
+        texts = [[sighting_text(s, r.room) for _, s in object_sightings(r)] for r in records]
+        flat = [t for ts in texts for t in ts]
+        vectors = self.embedder.embed(flat) if flat else np.empty((0, self.embedder.dim), np.float32)
+        out, start = [], 0
+        for ts in texts:
+            out.append(vectors[start:start + len(ts)])
+            start += len(ts)
+        return out
 
     # -- queries -------------------------------------------------------------------------
     def _embed_query(self, text: str, required: bool) -> Optional[np.ndarray]:
@@ -103,7 +117,7 @@ class MemoryService:
         k, filter = validate_k(k), validate_filter(filter)
         query = self._embed_query(text, True)
         with self._lock:
-            return self.store.search_text(query, k, filter)
+            return self.store.search_text(query, k, filter, text=text)
 
     def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
                     around: Optional[float] = None, k: int = 10, text: str = "",
@@ -118,7 +132,7 @@ class MemoryService:
             raise invalid(f"time range is inverted: since {since} > until {until}")
         query = self._embed_query(text, False)
         with self._lock:
-            return self.store.search_time(since, until, around, k, filter, query)
+            return self.store.search_time(since, until, around, k, filter, query, text=text)
 
     def search_position(self, x: float, y: float, radius: float = 0.0, k: int = 10, text: str = "",
                         filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:
@@ -126,7 +140,7 @@ class MemoryService:
         _finite("position", x, y, radius)
         query = self._embed_query(text, False)
         with self._lock:
-            return self.store.search_position(x, y, radius, k, filter, query)
+            return self.store.search_position(x, y, radius, k, filter, query, text=text)
 
     def get(self, record_id: str) -> MemoryRecord:
         if not record_id:

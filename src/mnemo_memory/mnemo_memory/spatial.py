@@ -68,6 +68,14 @@ class PositionGrid:
             if rebuild and len(self._ids) - self._sorted_n > max(MIN_TAIL, self._sorted_n // 8):
                 self._rebuild()
 
+    def remove(self, ids: Iterable[str]) -> None:
+        """Forget positions (records deleted by compaction)."""
+        with self._lock:
+            for pid in ids:
+                slot = self._slot.pop(pid, None)
+                if slot is not None:
+                    self._alive[slot] = 0
+
     def rebuild(self) -> None:
         with self._lock:
             self._rebuild()

@@ -2,10 +2,11 @@
 
 ``MemoryStore`` (the protocol every caller uses)::
 
-    add(records) -> list[str]              # ids; records are durable when it returns
-    search_text(embedding, k, filter)      # semantic index, with optional filters
-    search_time(since, until, around, k, filter, text_embedding=None)
-    search_position(x, y, radius, k, filter, text_embedding=None)   # radius <= 0: k nearest
+    add(records, object_vectors=None) -> list[str]   # ids; records are durable when it returns
+    search_text(embedding, k, filter, text="")       # views and object sightings, with optional filters
+    search_time(since, until, around, k, filter, text_embedding=None, text="")
+    search_position(x, y, radius, k, filter, text_embedding=None, text="")   # radius <= 0: k nearest
+    delete(ids)                            # compaction only
     get(id) -> MemoryRecord | None         # with its embedding
     count() -> int
     flush(); close()
@@ -16,9 +17,20 @@ Backends: ``EdgeStore`` (Qdrant's engine in-process, qdrant-edge-py; the default
 ``QdrantStoreBase``, which holds every query plan and talks to the engine through six small
 primitives over a neutral ``Conditions`` filter. ``open_store`` picks the backend.
 
+Two indices (``objects``: stores created with schema 2 or later): view records (one per
+observation, caption embedding) and their object sightings (``sightings.py``: one entry per
+object seen, with a dense and a sparse vector of its own text, fused by the engine). A record
+spans [stamp, last] once compaction merged observations into it (``compaction.py``).
+
 Query semantics (shared by both backends):
-- scores: cosine similarity when a text embedding ranks the results; otherwise -|dt| seconds
-  (time "around"), -distance metres (position), 0.0 (time range in time order).
+- text ranking: records by reciprocal rank fusion of the view ranking (caption similarity) and
+  the ranking of their best object sighting (dense + sparse words, fused by the engine; weighted
+  ``OBJECT_WEIGHT``); the
+  record carries the index of the sighting that matched (``matched_sighting``). Score: the fused
+  score (higher is better), or the cosine similarity in stores without object sightings.
+  Otherwise scores are -|dt| seconds (time "around"; 0 inside a record's span), -distance metres
+  (position), 0.0 (time range in time order).
+- time ranges select records whose span overlaps the range.
 - a region (filter.near + radius) is a box on the x/y range indices followed by an exact
   distance check, so corners of the box never leak into results.
 - time "around" t without text: the k records nearest in time. With text: the records ranked by
@@ -38,29 +50,47 @@ import numpy as np
 from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Status
 
 from mnemo_memory.records import new_record_id, point_id, record_from_payload, record_to_payload
+from mnemo_memory.sightings import (
+    object_sightings, sighting_payload, sighting_point_id, sighting_text, sparse_words,
+)
 
 MAX_K = 10_000
 CONTEXT_FACTOR = 10
+# Compaction never merges a run longer than this (seconds), so a time range [a, b] finds every
+# record overlapping it among those starting in [a - MAX_SPAN, b]: an ordered walk stays short.
+MAX_SPAN = 900.0
+# Object sightings fetched per result wanted (a record holds several, and a record seen for a
+# long time many similar ones).
+OBJECT_POOL = 8
+RRF_K = 60  # the usual reciprocal-rank-fusion constant (Qdrant's default too)
+# A sighting's rank counts twice a view's: a caption speaks of everything in view, a sighting of
+# one object (equal weights let a tie among views of the same scene outvote the sighting ranking).
+OBJECT_WEIGHT = 2.0
 
 
 class MemoryStore(Protocol):
     model_name: str
     dim: int
 
-    def add(self, records: Sequence[MemoryRecord]) -> list[str]: ...
+    objects: bool  # object sightings indexed (and record spans)
+
+    def add(self, records: Sequence[MemoryRecord],
+            object_vectors: Optional[Sequence[np.ndarray]] = None) -> list[str]: ...
 
     def search_text(self, embedding: np.ndarray, k: int = 10,
-                    filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]: ...
+                    filter: Optional[MemoryFilter] = None, text: str = "") -> list[MemoryRecord]: ...
 
     def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
                     around: Optional[float] = None, k: int = 10, filter: Optional[MemoryFilter] = None,
-                    text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]: ...
+                    text_embedding: Optional[np.ndarray] = None, text: str = "") -> list[MemoryRecord]: ...
 
     def search_position(self, x: float, y: float, radius: float = 0.0, k: int = 10,
                         filter: Optional[MemoryFilter] = None,
-                        text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]: ...
+                        text_embedding: Optional[np.ndarray] = None, text: str = "") -> list[MemoryRecord]: ...
 
     def get(self, record_id: str) -> Optional[MemoryRecord]: ...
+
+    def delete(self, record_ids: Sequence[str]) -> None: ...
 
     def count(self) -> int: ...
 
@@ -80,6 +110,7 @@ class Conditions:
     stamp_gte: Optional[float] = None
     stamp_lte: Optional[float] = None
     stamp_lt: Optional[float] = None
+    last_gte: Optional[float] = None
     x_range: Optional[tuple[float, float]] = None
     y_range: Optional[tuple[float, float]] = None
     room: str = ""
@@ -119,22 +150,34 @@ class _Region:
         return math.hypot(p["x"] - self.x, p["y"] - self.y) <= self.radius
 
 
-def _conditions(f: Optional[MemoryFilter]) -> tuple[Conditions, Optional[_Region]]:
+def _intersect_time(c: Conditions, gte: Optional[float], lte: Optional[float], spans: bool) -> Conditions:
+    """c and "the record held at some time in [gte, lte]": with spans, a record's [stamp, last]
+    overlaps the range (and starts at most MAX_SPAN before it); else its stamp lies inside."""
+    if gte is not None:
+        if spans:
+            last_gte = gte if c.last_gte is None else max(gte, c.last_gte)
+            c = replace(c, last_gte=last_gte, stamp_gte=last_gte - MAX_SPAN)
+        else:
+            c = replace(c, stamp_gte=gte if c.stamp_gte is None else max(gte, c.stamp_gte))
+    if lte is not None:
+        c = replace(c, stamp_lte=lte if c.stamp_lte is None else min(lte, c.stamp_lte))
+    return c
+
+
+def _conditions(f: Optional[MemoryFilter], spans: bool) -> tuple[Conditions, Optional[_Region]]:
     if f is None:
         return Conditions(), None
-    c = Conditions(stamp_gte=f.since, stamp_lte=f.until, room=f.room or "", labels=tuple(f.labels))
+    c = _intersect_time(Conditions(room=f.room or "", labels=tuple(f.labels)), f.since, f.until, spans)
     if f.near is not None and f.radius > 0:
         region = _Region(float(f.near[0]), float(f.near[1]), float(f.radius))
         return c.box(region.x, region.y, region.radius), region
     return c, None
 
 
-def _intersect_time(c: Conditions, gte: Optional[float], lte: Optional[float]) -> Conditions:
-    if gte is not None:
-        c = replace(c, stamp_gte=gte if c.stamp_gte is None else max(gte, c.stamp_gte))
-    if lte is not None:
-        c = replace(c, stamp_lte=lte if c.stamp_lte is None else min(lte, c.stamp_lte))
-    return c
+def _time_distance(p: dict, t: float) -> float:
+    """Seconds between t and a record's span (0 inside it)."""
+    first, last = p["stamp"], p.get("last", p["stamp"])
+    return max(first - t, t - last, 0.0)
 
 
 class ModelMismatchError(MnemoError):
@@ -147,6 +190,7 @@ class QdrantStoreBase:
 
     model_name: str
     dim: int
+    objects: bool = False
 
     # -- engine primitives (backend-specific) -------------------------------------------
     def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
@@ -174,29 +218,82 @@ class QdrantStoreBase:
     def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
         raise NotImplementedError
 
+    def _upsert_sightings(self, ids: list[str], vectors: np.ndarray, words: list[tuple[list[int], list[float]]],
+                          payloads: list[dict]) -> None:
+        raise NotImplementedError
+
+    def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
+                           cond: Conditions, limit: int) -> list[Hit]:
+        """Object sightings by the engine's fusion of dense and (when words are given) sparse ranking."""
+        raise NotImplementedError
+
+    def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
+        raise NotImplementedError
+
     # -- writes --------------------------------------------------------------------------
-    def add(self, records: Sequence[MemoryRecord]) -> list[str]:
+    def _vector(self, v: Any, what: str) -> np.ndarray:
+        e = np.asarray(v, dtype=np.float32).reshape(-1)
+        if e.shape[0] != self.dim:
+            raise MnemoError(Status.INVALID_ARGUMENT,
+                             f"{what} has dimension {e.shape[0]}, the store holds {self.dim}-d vectors")
+        return e
+
+    def add(self, records: Sequence[MemoryRecord],
+            object_vectors: Optional[Sequence[np.ndarray]] = None) -> list[str]:
+        """Store records. ``object_vectors[i]``: embeddings of ``sighting_text`` of record i's
+        object sightings (``sightings.object_sightings`` order); without them only views are indexed."""
         if not records:
             return []
+        if object_vectors is not None and len(object_vectors) != len(records):
+            raise MnemoError(Status.INVALID_ARGUMENT, f"{len(object_vectors)} object vector sets for {len(records)} records")
         vectors = np.empty((len(records), self.dim), dtype=np.float32)
         ids, pids, payloads = [], [], []
         for i, r in enumerate(records):
             if r.embedding is None:
                 raise MnemoError(Status.INVALID_ARGUMENT, f"record {r.id or i} has no embedding")
-            e = np.asarray(r.embedding, dtype=np.float32).reshape(-1)
-            if e.shape[0] != self.dim:
-                raise MnemoError(Status.INVALID_ARGUMENT,
-                                 f"embedding has dimension {e.shape[0]}, the store holds {self.dim}-d vectors")
-            vectors[i] = e
+            vectors[i] = self._vector(r.embedding, "embedding")
             if r.id:
                 pids.append(point_id(r.id))
             else:
                 r.id = new_record_id()  # already a canonical UUID: its own point id
                 pids.append(r.id)
             ids.append(r.id)
-            payloads.append(record_to_payload(r))
+            payloads.append(record_to_payload(r, spans=self.objects))
+        sightings = self._sighting_entries(records, pids, object_vectors) if self.objects and object_vectors else None
+        # the record first: a crash between the two writes leaves an unacknowledged record that
+        # only its view finds, never a sighting pointing nowhere
         self._upsert(pids, vectors, payloads)
+        if sightings is not None and sightings[0]:
+            self._upsert_sightings(*sightings)
         return ids
+
+    def _sighting_entries(self, records: Sequence[MemoryRecord], pids: list[str],
+                          object_vectors: Sequence[np.ndarray]) -> tuple[list, np.ndarray, list, list]:
+        ids, rows, words, payloads = [], [], [], []
+        for r, pid, vecs in zip(records, pids, object_vectors):
+            objects = object_sightings(r)
+            if len(vecs) != len(objects):
+                raise MnemoError(Status.INVALID_ARGUMENT,
+                                 f"record {r.id}: {len(vecs)} object vectors for {len(objects)} object sightings")
+            for (i, s), v in zip(objects, vecs):
+                ids.append(sighting_point_id(pid, i))
+                rows.append(self._vector(v, "object vector"))
+                words.append(sparse_words(sighting_text(s, r.room)))
+                payloads.append(sighting_payload(r, pid, i, s))
+        return ids, np.asarray(rows, dtype=np.float32).reshape(-1, self.dim), words, payloads
+
+    def delete(self, record_ids: Sequence[str]) -> None:
+        """Remove records and their sightings (compaction, after their replacement is stored)."""
+        pids, sighting_pids = [], []
+        for rid in record_ids:
+            found = self._retrieve(point_id(rid))
+            if found is None:
+                continue
+            pids.append(point_id(rid))
+            record = record_from_payload(found[0])
+            sighting_pids += [sighting_point_id(pids[-1], i) for i, _ in object_sightings(record)]
+        if pids:
+            self._delete(pids, sighting_pids if self.objects else [])
 
     # -- reads ---------------------------------------------------------------------------
     def count(self) -> int:
@@ -210,36 +307,37 @@ class QdrantStoreBase:
         return record_from_payload(payload, vector)
 
     def search_text(self, embedding: np.ndarray, k: int = 10,
-                    filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:
-        cond, region = _conditions(filter)
-        return self._ranked(embedding, cond, region, k)
+                    filter: Optional[MemoryFilter] = None, text: str = "") -> list[MemoryRecord]:
+        cond, region = _conditions(filter, self.objects)
+        return self._ranked(embedding, text, cond, region, k)
 
     def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
                     around: Optional[float] = None, k: int = 10, filter: Optional[MemoryFilter] = None,
-                    text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]:
-        cond, region = _conditions(filter)
+                    text_embedding: Optional[np.ndarray] = None, text: str = "") -> list[MemoryRecord]:
+        cond, region = _conditions(filter, self.objects)
         if around is None:
-            cond = _intersect_time(cond, since, until)
+            cond = _intersect_time(cond, since, until, self.objects)
             if text_embedding is not None:
-                return self._ranked(text_embedding, cond, region, k)
+                return self._ranked(text_embedding, text, cond, region, k)
             hits = self._collect(lambda n: self._ordered(cond, False, n), region, k)
             return [record_from_payload(p) for p in hits]
         near = self._nearest_in_time(cond, region, around, k if text_embedding is None else CONTEXT_FACTOR * k)
         if text_embedding is None:
-            return [record_from_payload(p, score=-abs(p["stamp"] - around)) for p in near]
+            return [record_from_payload(p, score=-_time_distance(p, around)) for p in near]
         if not near:
             return []
-        window = max(abs(p["stamp"] - around) for p in near)
-        return self._ranked(text_embedding, _intersect_time(cond, around - window, around + window), region, k)
+        window = max(_time_distance(p, around) for p in near)
+        cond = _intersect_time(cond, around - window, around + window, self.objects)
+        return self._ranked(text_embedding, text, cond, region, k)
 
     def search_position(self, x: float, y: float, radius: float = 0.0, k: int = 10,
                         filter: Optional[MemoryFilter] = None,
-                        text_embedding: Optional[np.ndarray] = None) -> list[MemoryRecord]:
-        cond, region = _conditions(filter)
+                        text_embedding: Optional[np.ndarray] = None, text: str = "") -> list[MemoryRecord]:
+        cond, region = _conditions(filter, self.objects)
         max_radius = radius if radius > 0 else math.inf
         if text_embedding is not None and radius > 0:
             circle = _Region(x, y, radius)
-            return self._ranked(text_embedding, cond.box(x, y, radius), _both(region, circle), k)
+            return self._ranked(text_embedding, text, cond.box(x, y, radius), _both(region, circle), k)
         n = k if text_embedding is None else CONTEXT_FACTOR * k
         near = self._nearest_in_space(cond, region, x, y, max_radius, n)
         if text_embedding is None:
@@ -247,7 +345,7 @@ class QdrantStoreBase:
         if not near:
             return []
         reach = near[-1][0]
-        return self._ranked(text_embedding, cond.box(x, y, reach), _both(region, _Region(x, y, reach)), k)
+        return self._ranked(text_embedding, text, cond.box(x, y, reach), _both(region, _Region(x, y, reach)), k)
 
     # -- plans ---------------------------------------------------------------------------
     @staticmethod
@@ -264,18 +362,46 @@ class QdrantStoreBase:
                 return kept[:k]
             limit *= 4
 
-    def _ranked(self, embedding: np.ndarray, cond: Conditions, region: Optional[_Region], k: int) -> list[MemoryRecord]:
-        vec = np.asarray(embedding, dtype=np.float32).reshape(-1)
-        if vec.shape[0] != self.dim:
-            raise MnemoError(Status.INVALID_ARGUMENT,
-                             f"query embedding has dimension {vec.shape[0]}, the store holds {self.dim}-d vectors")
-        hits = self._collect(lambda n: self._nearest(vec, cond, n), region, k, payload_of=lambda h: h[0])
-        return [record_from_payload(p, score=s) for p, s in hits]
+    def _ranked(self, embedding: np.ndarray, text: str, cond: Conditions, region: Optional[_Region],
+                k: int) -> list[MemoryRecord]:
+        vec = self._vector(embedding, "query embedding")
+        views = self._collect(lambda n: self._nearest(vec, cond, n), region, k, payload_of=lambda h: h[0])
+        if not self.objects:
+            return [record_from_payload(p, score=s) for p, s in views]
+        words = sparse_words(text) if text and text.strip() else None
+        found = self._collect(lambda n: self._nearest_sightings(vec, words, cond, n), region, OBJECT_POOL * k,
+                              payload_of=lambda h: h[0])
+        # reciprocal rank fusion of the two rankings, per record (a record's best sighting ranks it)
+        fused: dict[str, float] = {}
+        records: dict[str, MemoryRecord] = {}
+        for rank, (p, _) in enumerate(views):
+            r = record_from_payload(p)
+            records[point_id(r.id)] = r
+            fused[point_id(r.id)] = 1.0 / (RRF_K + rank + 1)
+        matched: dict[str, int] = {}
+        for p, _ in found:
+            pid = p["record"]
+            if pid not in matched:
+                matched[pid] = p["i"]
+                fused[pid] = fused.get(pid, 0.0) + OBJECT_WEIGHT / (RRF_K + len(matched))
+        top = sorted(fused, key=lambda pid: -fused[pid])[:k]
+        missing = [pid for pid in top if pid not in records]
+        for pid, p in zip(missing, self._payloads(missing)):
+            if p is not None:
+                records[pid] = record_from_payload(p)
+        out = []
+        for pid in top:
+            r = records.get(pid)
+            if r is not None:  # a sighting whose record compaction just replaced
+                r.score, r.matched_sighting = fused[pid], matched.get(pid, -1)
+                out.append(r)
+        return out
 
     def _nearest_in_time(self, cond: Conditions, region: Optional[_Region], t: float, k: int) -> list[dict]:
-        after = self._collect(lambda n: self._ordered(_intersect_time(cond, t, None), False, n), region, k)
+        after = self._collect(lambda n: self._ordered(replace(cond, stamp_gte=t if cond.stamp_gte is None
+                                                              else max(t, cond.stamp_gte)), False, n), region, k)
         before = self._collect(lambda n: self._ordered(replace(cond, stamp_lt=t), True, n), region, k)
-        return sorted(after + before, key=lambda p: abs(p["stamp"] - t))[:k]
+        return sorted(after + before, key=lambda p: _time_distance(p, t))[:k]
 
     def _nearest_in_space(self, cond: Conditions, region: Optional[_Region], x: float, y: float,
                           max_radius: float, k: int) -> list[tuple[float, dict]]:

@@ -27,11 +27,11 @@ class WordEmbedder:
 
 
 def make_record(i: int, caption: str, stamp: float, x: float, y: float, room: str = "kitchen",
-                labels=(), embedder=None, raw_ref: str = "") -> MemoryRecord:
+                labels=(), embedder=None, raw_ref: str = "", color: str = "red") -> MemoryRecord:
     r = MemoryRecord(id="", stamp=stamp, robot_pose=Pose2D(x, y, 0.1 * i),
                      camera_pose=Pose3D((x, y, 1.2), (0.0, 0.0, 0.0, 1.0)), caption=caption, room=room,
                      labels=list(labels),
-                     sightings=[Sighting(l, (x + 0.5, y, 0.8), {"color": "red"}) for l in labels], raw_ref=raw_ref)
+                     sightings=[Sighting(l, (x + 0.5, y, 0.8), {"color": color}) for l in labels], raw_ref=raw_ref)
     if embedder is not None:
         r.embedding = embedder.embed([caption])[0]
     return r

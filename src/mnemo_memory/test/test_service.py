@@ -13,7 +13,7 @@ from mnemo_memory.testing import WordEmbedder, make_record
 @pytest.fixture
 def memory(tmp_path):
     m = MemoryService.open(WordEmbedder(), tmp_path)
-    m.add([make_record(i, c, 100.0 * i, float(i), 0.0, labels=[c.split()[-1]])
+    m.add([make_record(i, c, 100.0 * i, float(i), 0.0, labels=[c.split()[-1]], color=c.split()[1])
            for i, c in enumerate(["a red mug", "a green plant", "a red book", "a blue mug"])])
     yield m
     m.close()

@@ -183,7 +183,12 @@ def answer_question(q: Question, graph: Any, memory: Any) -> tuple[str, list[Any
         current = [n for n in nodes if n.state == "current"] or nodes
         answer = current[0].parent if current else ""
         if memory is not None:
-            records = memory.search_time(around=q.at, k=5, text=phrase, filter=labels)
+            since = current[0].location().since if current else None
+            if since is not None and since <= q.at:  # the newest evidence from the stay the graph believes in
+                records = _newest_of_object(memory.search_time(since=since, until=q.at, k=50, text=phrase,
+                                                               filter=labels))
+            if not records:
+                records = memory.search_time(around=q.at, k=5, text=phrase, filter=labels)
     elif q.kind == "overwritten":
         stays = _stays(nodes)
         now = stays[-1].parent if stays else ""
@@ -200,7 +205,7 @@ def answer_question(q: Question, graph: Any, memory: Any) -> tuple[str, list[Any
         best = max(nodes, key=lambda n: n.observation_count, default=None)
         answer = graph.usual_location(best.id) if best is not None else ""
         if memory is not None:
-            records = memory.search_text(f"the {phrase} usually", k=5, filter=MemoryFilter(until=q.at, labels=[q.label]))
+            records = _usual_place_records(memory, phrase, MemoryFilter(until=q.at, labels=[q.label]))
     if not answer and memory is not None:  # no scene-graph node: the newest sighting memory holds
         newest = memory.search_time(around=q.at, k=5, text=phrase, filter=labels)
         for r in newest:
@@ -209,6 +214,27 @@ def answer_question(q: Question, graph: Any, memory: Any) -> tuple[str, list[Any
                 answer = s.support
                 break
     return answer, list(records)[:5]
+
+
+def _newest_of_object(found: list[Any]) -> list[Any]:
+    """The 5 newest of the records whose matched sighting is the best match's instance."""
+    target = next((r.sightings[r.matched_sighting].object_id for r in found if r.matched_sighting >= 0), "")
+    same = [r for r in found if r.matched_sighting >= 0 and r.sightings[r.matched_sighting].object_id == target]
+    return sorted(same or found, key=lambda r: -r.span[1])[:5]
+
+
+def _usual_place_records(memory: Any, phrase: str, f: MemoryFilter, pool: int = 200) -> list[Any]:
+    """The top-5 of the records that saw the object, from the place most of its sightings among
+    the best-matching ``pool`` show it at: evidence of a habit is frequency, not similarity."""
+    found = memory.search_text(phrase, k=pool, filter=f)
+    matched = {id(r): r.sightings[r.matched_sighting] for r in found if r.matched_sighting >= 0}
+    target = next((s.object_id for s in matched.values() if s.object_id), "")  # the best match's instance
+    support = {key: s.support for key, s in matched.items() if s.object_id == target}
+    votes = Counter(v for v in support.values() if v)
+    if not votes:
+        return found[:5]
+    usual = votes.most_common(1)[0][0]
+    return [r for r in found if support.get(id(r)) == usual][:5]
 
 
 def is_decisive(record: Any, q: Question) -> bool:

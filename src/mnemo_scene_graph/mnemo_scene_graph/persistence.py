@@ -8,7 +8,10 @@
 
 The log is never rewritten: every event ever emitted stays in it (the typed history). The
 snapshot records the seq it includes, so a restart applies only the events after it. A crash
-can leave a partial last line in the log; it is ignored (its event was never acknowledged).
+can leave a partial last line in the log; it is ignored (its event was never acknowledged). A
+snapshot that cannot be read, or an unreadable line before the last, is corruption: ``load``
+raises CorruptFileError naming the file rather than start with a graph that forgot. An append
+that fails (a full disk) is cut back off the log and its events are kept for the next flush.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from mnemo_common.files import fsync_dir
+from mnemo_common.files import CorruptFileError, fsync_dir
 
 from mnemo_scene_graph.graph import GraphConfig, GraphEvent, SceneGraph
 
@@ -31,17 +34,20 @@ EVENTS = "events.jsonl"
 def write_json_atomic(path: Path, data: dict) -> None:
     """Write JSON so that a reader sees either the old file or the complete new one."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, separators=(",", ":"))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, separators=(",", ":"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # a failed write (a full disk) leaves no half file behind
     fsync_dir(path.parent)
 
 
 def read_events(path: Path) -> list[GraphEvent]:
-    """Events of a JSONL log; a truncated or corrupt last line is dropped, a corrupt line in
-    the middle is skipped with a warning."""
+    """Events of a JSONL log; a truncated or corrupt last line is dropped (a crash mid-append),
+    a corrupt line before it raises CorruptFileError."""
     if not path.exists():
         return []
     events: list[GraphEvent] = []
@@ -53,9 +59,9 @@ def read_events(path: Path) -> list[GraphEvent]:
         try:
             events.append(GraphEvent.from_dict(json.loads(raw.decode("utf-8"))))
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-            if number < len(lines) - 1 or lines[-1].strip():
-                # Not simply the unterminated tail of a crashed write.
-                log.warning("%s:%d: skipping unreadable event (%s)", path, number, exc)
+            if any(later.strip() for later in lines[number:]):  # not the tail a crashed append left
+                raise CorruptFileError(path, f"line {number}: {type(exc).__name__}: {exc}") from exc
+            log.warning("%s:%d: dropping the partial last line of a crashed write", path, number)
     return events
 
 
@@ -74,8 +80,11 @@ class GraphStore:
         """Restore the graph: snapshot (if any), then every logged event newer than it."""
         graph = SceneGraph(config)
         if self.snapshot_path.exists():
-            with open(self.snapshot_path, encoding="utf-8") as f:
-                graph = SceneGraph.from_dict(json.load(f), config)
+            try:
+                with open(self.snapshot_path, encoding="utf-8") as f:
+                    graph = SceneGraph.from_dict(json.load(f), config)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError covers JSON and UTF-8
+                raise CorruptFileError(self.snapshot_path, f"{type(exc).__name__}: {exc}") from exc
         events = sorted(read_events(self.events_path), key=lambda e: e.seq)
         self.events_since_snapshot = graph.replay(events)
         self._repair_log_tail()
@@ -106,12 +115,23 @@ class GraphStore:
         """Append the buffered events to the log and fsync; returns how many were written."""
         if not self._pending:
             return 0
-        events, self._pending = self._pending, []
+        events = list(self._pending)
         payload = "".join(json.dumps(e.to_dict(), separators=(",", ":")) + "\n" for e in events)
-        with open(self.events_path, "a", encoding="utf-8") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
+        data = memoryview(payload.encode("utf-8"))
+        fd = os.open(self.events_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                while data:
+                    data = data[os.write(fd, data):]
+                os.fsync(fd)
+            except OSError:
+                # a full disk: no partial line may stay in the log (the next append would follow it)
+                os.ftruncate(fd, size)
+                raise
+        finally:
+            os.close(fd)
+        del self._pending[:len(events)]
         self.events_since_snapshot += len(events)
         return len(events)
 

@@ -1,6 +1,9 @@
 """Snapshot + event log: restart restores the same graph, crashes lose at most the unflushed tail."""
 import json
 
+import pytest
+
+from mnemo_common.files import CorruptFileError
 from mnemo_common.types import Observation, Pose2D, Pose3D, PropertyValue, Sighting
 from mnemo_scene_graph.graph import SceneGraph
 from mnemo_scene_graph.persistence import GraphStore, read_events
@@ -80,3 +83,54 @@ def test_snapshot_is_written_atomically(tmp_path):
 def test_empty_store_loads_empty_graph(tmp_path):
     g = GraphStore(tmp_path / "fresh").load()
     assert len(g) == 0 and g.seq == 0
+
+
+@pytest.mark.parametrize("damage", ["truncated snapshot", "garbage snapshot", "corrupt log line"])
+def test_a_damaged_store_refuses_to_open_naming_the_file(tmp_path, damage):
+    """Never a graph that silently forgot: the error names the file (and the line)."""
+    store = GraphStore(tmp_path)
+    g = build(store)
+    store.snapshot(g)
+    g.update("mug_1", {"x": PropertyValue("y")})
+    g.update("mug_1", {"x": PropertyValue("z")})
+    store.flush()
+    if damage == "corrupt log line":
+        path = store.events_path
+        lines = path.read_bytes().split(b"\n")
+        lines[1] = lines[1][: len(lines[1]) // 2]
+        path.write_bytes(b"\n".join(lines))
+    else:
+        path = store.snapshot_path
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if damage == "truncated snapshot" else b"\x00\xff" * 40)
+    with pytest.raises(CorruptFileError) as caught:
+        GraphStore(tmp_path).load()
+    assert caught.value.path == path and str(path) in caught.value.message
+    assert ("line 2" in caught.value.message) == (damage == "corrupt log line")
+
+
+def test_a_full_disk_fails_the_flush_and_keeps_the_log_whole(tmp_path, monkeypatch):
+    """ENOSPC mid-append: flush raises, no partial line stays in the log, the events are kept and
+    written by the next flush once there is space, and a restart sees them all."""
+    import errno
+    import os
+
+    store = GraphStore(tmp_path)
+    g = build(store)
+    size = store.events_path.stat().st_size
+    real_write = os.write
+
+    def write_half_then_fail(fd, data):
+        if len(data) > 8:
+            real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", write_half_then_fail)
+    g.update("mug_1", {"x": PropertyValue("y")})
+    with pytest.raises(OSError):
+        store.flush()
+    assert store.events_path.stat().st_size == size and store.pending == 1
+    assert GraphStore(tmp_path).load().get("mug_1").prop("x") != "y"  # not acknowledged, not half there
+    monkeypatch.setattr(os, "write", real_write)
+    assert store.flush() == 1
+    assert GraphStore(tmp_path).load().to_dict() == g.to_dict()

@@ -1,7 +1,9 @@
 """The planner's ROS toolbox degrades instead of hanging: a service that is down answers
 UNAVAILABLE within connect_timeout; a query whose server is killed while it waits is sent again
 to the respawned server and answered; a skill whose server is killed mid-call ends UNAVAILABLE
-(never sent twice) long before the skill timeout."""
+(never sent twice) long before the skill timeout. The blocking client of the CLI and the main job
+does not wait out a dead server either: a RetrieveObject goal whose action server is killed
+returns UNAVAILABLE, a service call raises ServerLost."""
 from __future__ import annotations
 
 import os
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mnemo_common import names
 from mnemo_common.processes import NodeProcess, Supervisor, ros_env, unique_domain_id
 from mnemo_common.types import Status
 
@@ -77,29 +80,39 @@ def test_a_down_service_is_unavailable_quickly(toolbox):
     assert time.monotonic() - t0 < 3.0
 
 
+def _flaky_server(domain: int, hang: Path, log_dir: Path) -> tuple[NodeProcess, Supervisor]:
+    """The flaky peer, respawning, once it is ready."""
+    env = ros_env(domain, {"PYTHONPATH": f"{HERE.parent}:{ros_env()['PYTHONPATH']}", "MNEMO_HANG_ONCE": str(hang)})
+    server = NodeProcess("tests.peers.flaky_server", "flaky_server", env=env, log_dir=log_dir, respawn=True,
+                         respawn_delay=0.2)
+    supervisor = Supervisor([server]).start()
+    deadline = time.monotonic() + 30.0
+    while "ready" not in server.log():
+        assert time.monotonic() < deadline, server.log()
+        time.sleep(0.1)
+    return server, supervisor
+
+
+def _kill_when_hanging(server: NodeProcess, hang: Path) -> float:
+    """SIGKILL the server once it is inside the hanging handler; the time of the kill."""
+    while hang.exists():
+        time.sleep(0.02)
+    os.kill(server.proc.pid, 9)
+    return time.monotonic()
+
+
 def test_a_server_killed_mid_call_is_noticed(toolbox, tmp_path):
     from mnemo_interfaces.srv import Navigate, SearchMemoryByText
 
     box, run, domain = toolbox
     hang = tmp_path / "hang"
-    env = ros_env(domain, {"PYTHONPATH": f"{HERE.parent}:{ros_env()['PYTHONPATH']}", "MNEMO_HANG_ONCE": str(hang)})
-    server = NodeProcess("tests.peers.flaky_server", "flaky_server", env=env, log_dir=tmp_path, respawn=True,
-                         respawn_delay=0.2)
-    supervisor = Supervisor([server]).start()
+    server, supervisor = _flaky_server(domain, hang, tmp_path)
     try:
-        deadline = time.monotonic() + 30.0
-        while "ready" not in server.log():
-            assert time.monotonic() < deadline, server.log()
-            time.sleep(0.1)
         for tool, request, expect in (("search_memory", SearchMemoryByText.Request(text="hang", k=3), Status.OK),
                                       ("navigate", Navigate.Request(target="hang"), Status.UNAVAILABLE)):
             hang.touch()
-            pid = server.proc.pid
             task = box.node.executor.create_task(_call(box, tool, request))
-            while hang.exists():  # the server is now inside the hanging handler
-                time.sleep(0.02)
-            os.kill(pid, 9)
-            t0 = time.monotonic()
+            t0 = _kill_when_hanging(server, hang)
             while not task.done():
                 assert time.monotonic() - t0 < 30.0, f"{tool} hung after its server was killed"
                 time.sleep(0.05)
@@ -112,3 +125,58 @@ def test_a_server_killed_mid_call_is_noticed(toolbox, tmp_path):
     finally:
         server.stop()
         supervisor.stop()
+
+
+def test_the_blocking_client_ends_a_goal_whose_server_died(tmp_path):
+    """mnemo run's wait for a RetrieveObject result, and a CLI's service call, end with a clear
+    code when the server process is killed (and respawned) instead of running out the timeout."""
+    import threading
+
+    from action_msgs.msg import GoalStatus
+
+    from mnemo_common.ros_client import RosClient, ServerLost
+    from mnemo_interfaces.action import RetrieveObject
+    from mnemo_interfaces.srv import SearchMemoryByText
+
+    domain = unique_domain_id()
+    os.environ["ROS_DOMAIN_ID"] = str(domain)
+    hang = tmp_path / "hang"
+    server, supervisor = _flaky_server(domain, hang, tmp_path)
+    client = RosClient("blocking_client_test")
+    try:
+        hang.touch()
+        ended: dict = {}
+        waiter = threading.Thread(target=lambda: ended.update(r=client.send_goal(
+            RetrieveObject, names.RETRIEVE_OBJECT, RetrieveObject.Goal(instruction="hang"), timeout=120.0)))
+        waiter.start()
+        t0 = _kill_when_hanging(server, hang)
+        waiter.join(30.0)
+        status, result = ended["r"]
+        assert status == GoalStatus.STATUS_ABORTED and result.error_code == Status.UNAVAILABLE, result.error_msg
+        assert "action server restarted" in result.error_msg and time.monotonic() - t0 < 30.0
+
+        hang.touch()
+        ended.clear()
+        waiter = threading.Thread(target=lambda: ended.update(r=_raised(lambda: client.call(
+            SearchMemoryByText, names.MEMORY_SEARCH_TEXT, SearchMemoryByText.Request(text="hang", k=1),
+            timeout=120.0))))
+        waiter.start()
+        t0 = _kill_when_hanging(server, hang)
+        waiter.join(30.0)
+        assert isinstance(ended["r"], ServerLost) and time.monotonic() - t0 < 30.0, ended
+        # the respawned server answers the next goal
+        status, result = client.send_goal(RetrieveObject, names.RETRIEVE_OBJECT, RetrieveObject.Goal(instruction="x"),
+                                          timeout=30.0)
+        assert status == GoalStatus.STATUS_SUCCEEDED and result.success
+    finally:
+        client.close()
+        server.stop()
+        supervisor.stop()
+        os.environ.pop("ROS_DOMAIN_ID", None)
+
+
+def _raised(fn):
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - the test looks at which exception
+        return exc

@@ -11,6 +11,7 @@ import keyword
 import math
 import os
 import threading
+import time
 from typing import Any, Callable, Optional, Type, TypeVar
 
 import numpy as np
@@ -182,6 +183,26 @@ def service_servers(node: Node, service: str) -> frozenset:
     an answer that the request it sent was lost."""
     infos = node.get_subscriptions_info_by_topic(f"rq{service}Request", no_mangle=True)
     return frozenset(bytes(info.endpoint_gid) for info in infos)
+
+
+class ServerWatch:
+    """Watches who serves ``service`` while a caller waits for an answer: ``lost()`` names why the
+    answer will never come (the server "went away", or "restarted": a successor appeared, the
+    request died with its predecessor), else None. Looks at the graph at most every ``period`` s."""
+
+    def __init__(self, node: Node, service: str, period: float = 0.25):
+        self.node, self.service, self.period = node, service, period
+        self.servers = service_servers(node, service)
+        self._look = time.monotonic()
+
+    def lost(self) -> Optional[str]:
+        if time.monotonic() - self._look < self.period:
+            return None
+        self._look = time.monotonic()
+        now = service_servers(self.node, self.service)
+        if not now:
+            return "went away"
+        return "restarted" if now - self.servers else None
 
 
 # -- time ----------------------------------------------------------------------------

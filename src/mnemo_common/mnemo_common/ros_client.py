@@ -1,5 +1,10 @@
 """A blocking ROS client for command-line tools and the main job (never used inside a node's
 callbacks): one private node spun by a background executor thread, with deadline-bounded calls.
+
+A call or goal whose server dies is not waited out: the client watches who serves it in the ROS
+graph (``ServerWatch``) and ends the wait as soon as the server goes away or is replaced by a
+restarted one (the request or goal died with it): ``call`` raises ``ServerLost``, ``send_goal``
+returns an UNAVAILABLE result.
 """
 from __future__ import annotations
 
@@ -8,8 +13,16 @@ import time
 from typing import Any, Callable, Optional
 
 import rclpy
+from action_msgs.msg import GoalStatus
 from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor
+
+from mnemo_common.ros import ServerWatch
+from mnemo_common.types import Status
+
+
+class ServerLost(ConnectionError):
+    """The server of a pending call went away or restarted: its answer will never come."""
 
 
 class RosClient:
@@ -24,12 +37,15 @@ class RosClient:
         self._thread.start()
         self._clients: dict[str, Any] = {}
 
-    def _wait(self, future, timeout: float, what: str):
+    def _wait(self, future, timeout: float, what: str, watch: Optional[ServerWatch] = None):
         deadline = time.monotonic() + timeout
         while not future.done():
             if time.monotonic() > deadline:
                 future.cancel()
                 raise TimeoutError(f"{what}: no answer within {timeout:.0f} s")
+            if watch is not None and (why := watch.lost()) is not None:
+                future.cancel()
+                raise ServerLost(f"{what}: the server {why} before answering")
             time.sleep(0.005)
         return future.result()
 
@@ -39,7 +55,8 @@ class RosClient:
             client = self._clients[name] = self.node.create_client(srv_type, name)
         if not client.wait_for_service(timeout_sec=min(timeout, 30.0)):
             raise TimeoutError(f"service {name} is not available")
-        return self._wait(client.call_async(request), timeout, name)
+        watch = ServerWatch(self.node, client.srv_name)
+        return self._wait(client.call_async(request), timeout, name, watch)
 
     def wait_for_services(self, services: list[tuple[Any, str]], timeout: float = 60.0) -> list[str]:
         """Names of the services still missing after the timeout (empty when all are up)."""
@@ -56,22 +73,33 @@ class RosClient:
                   feedback: Optional[Callable[[Any], None]] = None, timeout: float = 600.0,
                   cancel_after: Optional[Callable[[], bool]] = None) -> tuple[int, Any]:
         """Send a goal and wait for its result: (GoalStatus, result). cancel_after() is polled and
-        cancels the goal when it returns True."""
+        cancels the goal when it returns True. The wait always ends within ``timeout`` (plus the
+        wait for the server, at most 30 s): a goal that cannot run or finish returns
+        STATUS_ABORTED with a result whose ``error_code`` says why: UNAVAILABLE (no server, or
+        it died or restarted while the goal ran), REJECTED, or TIMEOUT (the goal is canceled)."""
         client = self._clients.get(name)
         if client is None:
             client = self._clients[name] = ActionClient(self.node, action_type, name)
         if not client.wait_for_server(timeout_sec=30.0):
-            raise TimeoutError(f"action {name} is not available")
-        handle = self._wait(client.send_goal_async(goal, feedback_callback=(
-            (lambda msg: feedback(msg.feedback)) if feedback else None)), 30.0, name)
+            return _failed(action_type, Status.UNAVAILABLE, f"action {name} is not available")
+        # the goal lives in the server process: if that one dies, no result will ever come
+        watch = ServerWatch(self.node, f"{name}/_action/get_result")
+        try:
+            handle = self._wait(client.send_goal_async(goal, feedback_callback=(
+                (lambda msg: feedback(msg.feedback)) if feedback else None)), 30.0, name, watch)
+        except (ServerLost, TimeoutError) as exc:
+            return _failed(action_type, Status.UNAVAILABLE, str(exc))
         if not handle.accepted:
-            raise RuntimeError(f"goal rejected by {name}")
+            return _failed(action_type, Status.REJECTED, f"goal rejected by {name}")
         result_future = handle.get_result_async()
         deadline = time.monotonic() + timeout
         canceled = False
         while not result_future.done():
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{name}: no result within {timeout:.0f} s")
+                handle.cancel_goal_async()
+                return _failed(action_type, Status.TIMEOUT, f"{name}: no result within {timeout:.0f} s (canceled)")
+            if (why := watch.lost()) is not None:
+                return _failed(action_type, Status.UNAVAILABLE, f"{name}: the action server {why} while the goal ran")
             if cancel_after is not None and not canceled and cancel_after():
                 handle.cancel_goal_async()
                 canceled = True
@@ -96,3 +124,8 @@ class RosClient:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _failed(action_type: Any, code: Status, message: str) -> tuple[int, Any]:
+    """An aborted goal's (status, result) for a goal the server never finished."""
+    return GoalStatus.STATUS_ABORTED, action_type.Result(success=False, error_code=int(code), error_msg=message)

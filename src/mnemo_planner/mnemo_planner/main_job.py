@@ -187,6 +187,8 @@ def _run(scenario, tasks, args, processes):
                 RetrieveObject, names.RETRIEVE_OBJECT,
                 RetrieveObject.Goal(instruction=start.instruction, budget=start.budget, task_id=task.id),
                 feedback=on_feedback, timeout=args.timeout)
+            if result.error_code:  # UNAVAILABLE when the planner died, TIMEOUT past --timeout, or its own code
+                print(f"    planner: {_code_name(result.error_code)}: {result.error_msg[:200]}")
             score = client.call(ScoreTask, names.SIM_SCORE_TASK,
                                 ScoreTask.Request(task_id=task.id, answer=result.answer))
             outcome = TaskOutcome(
@@ -223,6 +225,12 @@ def _wait_for_memory(client, timeout: float = 120.0) -> None:
         elif time.monotonic() - stable_since > 1.5:
             return
         time.sleep(0.3)
+
+
+def _code_name(code: int) -> str:
+    from mnemo_common.types import Status
+
+    return Status(code).name if code in set(Status) else str(code)
 
 
 def _far_future():

@@ -16,8 +16,8 @@ from typing import Any, Callable, Optional
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    detection_from_msg, kv_to_msgs, memory_filter_to_msg, memory_record_from_msg, pose2d_from_msg,
-    service_servers, skill_result_from_response, time_to_msg,
+    ServerWatch, detection_from_msg, kv_to_msgs, memory_filter_to_msg, memory_record_from_msg,
+    pose2d_from_msg, skill_result_from_response, time_to_msg,
 )
 from mnemo_common.types import MemoryFilter, MnemoError, Status
 from mnemo_interfaces import srv
@@ -91,20 +91,9 @@ class RosToolbox:
         def start() -> None:
             if pending["future"] is not None:
                 client.remove_pending_request(pending["future"])
-            pending["servers"], pending["look"] = service_servers(self.node, client.srv_name), time.monotonic()
+            pending["watch"] = ServerWatch(self.node, client.srv_name, SERVER_CHECK_PERIOD)
             pending["future"] = client.call_async(request)
             pending["future"].add_done_callback(lambda f: f is pending["future"] and finish(None))
-
-        def server_changed() -> Optional[str]:
-            """Why the request in flight will get no answer: its server went away, or restarted
-            (a new server appeared: the old one is gone with the request)."""
-            if time.monotonic() - pending["look"] < SERVER_CHECK_PERIOD:
-                return None
-            pending["look"] = time.monotonic()
-            servers = service_servers(self.node, client.srv_name)
-            if not servers:
-                return "went away"
-            return "restarted" if servers - pending["servers"] else None
 
         def tick() -> None:
             if waiter.done():
@@ -120,7 +109,7 @@ class RosToolbox:
             elif pending["future"] is None and time.monotonic() > connect_deadline:
                 finish(MnemoError(Status.UNAVAILABLE, f"service {client.srv_name} is not available "
                                                       f"(none within {self.connect_timeout:.1f} s)"))
-            elif pending["future"] is not None and (why := server_changed()) is not None:
+            elif pending["future"] is not None and (why := pending["watch"].lost()) is not None:
                 if tool in SKILLS or pending["resent"]:  # a skill may have acted: never twice
                     finish(MnemoError(Status.UNAVAILABLE, f"{client.srv_name} {why} while the call was pending"))
                 else:  # a query: ask the server that is there now, once

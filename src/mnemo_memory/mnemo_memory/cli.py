@@ -3,6 +3,7 @@
     mnemo memory query "red mug" [--since T] [--until T] [--near X,Y --radius R] [--room R]
                                  [--label L ...] [--k N] [--by text|time|position] [--around T]
     mnemo memory ingest BAG.mcap [--topics T ...] [--data-dir DIR] [--all]
+    mnemo memory compact [--data-dir DIR] [--qdrant-url URL] [--collection C]
 
 Times are robot-clock seconds ("93600") or a scenario day and clock time ("1D 02:00", "1 02:00",
 "02:00" = day 0).
@@ -76,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--min-translation", type=float, default=0.5)
     i.add_argument("--min-rotation", type=float, default=0.5)
     i.add_argument("--batch-size", type=int, default=256)
+    c = sub.add_parser("compact", help="merge repeated views of unchanged places (stop the memory node first)")
+    c.add_argument("--data-dir", default="data")
+    c.add_argument("--qdrant-url", default="")
+    c.add_argument("--collection", default="mnemo_memory")
+    c.add_argument("--place-radius", type=float, default=0.5, help="metres between robot positions of one place")
+    c.add_argument("--place-yaw", type=float, default=0.5, help="radians between headings of one place")
     return parser
 
 
@@ -188,10 +195,27 @@ def _ingest(args) -> int:
     return 0 if seen else 1
 
 
+def _compact(args) -> int:
+    from mnemo_memory.compaction import CompactionConfig, compact_store
+    from mnemo_memory.store import open_store
+
+    store = open_store(args.data_dir, url=args.qdrant_url, collection=args.collection)
+    start = time.monotonic()
+    try:
+        report = compact_store(store, CompactionConfig(args.place_radius, args.place_yaw))
+    finally:
+        store.close()
+    share = report.after / report.before if report.before else 1.0
+    print(f"compacted {report.before} records to {report.after} ({share:.1%}; {report.extended} merged runs) "
+          f"in {time.monotonic() - start:.1f} s")
+    return 0
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    commands = {"query": _query, "ingest": _ingest, "compact": _compact}
     try:
-        return _query(args) if args.command == "query" else _ingest(args)
+        return commands[args.command](args)
     except MnemoError as exc:
         print(f"mnemo memory {args.command}: {exc.message}", file=sys.stderr)
         return 1

@@ -21,14 +21,19 @@ from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.store import RRF_K, Conditions, Hit, QdrantStoreBase
 
 
+def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
+    return [models.FieldCondition(key=key, range=models.Range(**{op: value})) for key, op, value in ends]
+
+
 def client_filter(c: Conditions) -> Optional[models.Filter]:
     if c.empty():
         return None
     must: list[Any] = []
-    if c.stamp_gte is not None or c.stamp_lte is not None or c.stamp_lt is not None:
-        must.append(models.FieldCondition(key="stamp", range=models.Range(gte=c.stamp_gte, lte=c.stamp_lte, lt=c.stamp_lt)))
-    if c.last_gte is not None:
-        must.append(models.FieldCondition(key="last", range=models.Range(gte=c.last_gte)))
+    stamp, late = c.spanning_ends()
+    if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
+        must.append(models.Filter(should=[models.Filter(must=_time_conditions(stamp)), models.Filter(must=_time_conditions(late))]))
+    else:
+        must += _time_conditions(stamp)
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(models.FieldCondition(key=key, range=models.Range(gte=rng[0], lte=rng[1])))
@@ -123,6 +128,11 @@ class ClientStore(QdrantStoreBase):
             self._client.delete(self.objects_collection, points_selector=models.PointIdsList(points=sighting_pids),
                                 wait=True)
         self._client.delete(self.collection, points_selector=models.PointIdsList(points=pids), wait=True)
+
+    def _rewrite(self, pid: str, payload: dict, sighting_pids: list[str], span: dict) -> None:
+        self._client.overwrite_payload(self.collection, payload, points=[pid], wait=True)
+        if sighting_pids:
+            self._client.set_payload(self.objects_collection, span, points=sighting_pids, wait=True)
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=client_filter(cond),

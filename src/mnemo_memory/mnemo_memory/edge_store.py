@@ -58,14 +58,19 @@ def check_meta(stored: dict, model_name: str, dim: int, where: str) -> tuple[str
     return s_model or model_name, s_dim or dim
 
 
+def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
+    return [qe.FieldCondition(key, range=qe.RangeFloat(**{op: value})) for key, op, value in ends]
+
+
 def edge_filter(c: Conditions) -> Optional[qe.Filter]:
     if c.empty():
         return None
     must: list[Any] = []
-    if c.stamp_gte is not None or c.stamp_lte is not None or c.stamp_lt is not None:
-        must.append(qe.FieldCondition("stamp", range=qe.RangeFloat(gte=c.stamp_gte, lte=c.stamp_lte, lt=c.stamp_lt)))
-    if c.last_gte is not None:
-        must.append(qe.FieldCondition("last", range=qe.RangeFloat(gte=c.last_gte)))
+    stamp, late = c.spanning_ends()
+    if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
+        must.append(qe.Filter(should=[qe.Filter(must=_time_conditions(stamp)), qe.Filter(must=_time_conditions(late))]))
+    else:
+        must += _time_conditions(stamp)
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=rng[0], lte=rng[1])))
@@ -193,8 +198,8 @@ class EdgeStore(QdrantStoreBase):
             # stamp is the field most queries filter or order by: the principal one, in RAM
             principal = name == "stamp"
             on_disk = self.tuning.secondary_indexes_on_disk and not principal
-            schema = (qe.FloatIndexParams(is_principal=principal, on_disk=on_disk) if kind == "float"
-                      else qe.KeywordIndexParams(on_disk=on_disk))
+            schema = {"float": lambda: qe.FloatIndexParams(is_principal=principal, on_disk=on_disk),
+                      "keyword": lambda: qe.KeywordIndexParams(on_disk=on_disk)}[kind]()
             shard.update(qe.UpdateOperation.create_field_index(name, schema))
         shard.flush()
         return shard
@@ -291,6 +296,11 @@ class EdgeStore(QdrantStoreBase):
             self._objects.update(qe.UpdateOperation.delete_points(sighting_pids))
         self._shard.update(qe.UpdateOperation.delete_points(pids))
         self._grid.remove(pids)
+
+    def _rewrite(self, pid: str, payload: dict, sighting_pids: list[str], span: dict) -> None:
+        self._shard.update(qe.UpdateOperation.overwrite_payload([pid], payload))
+        if sighting_pids:
+            self._objects.update(qe.UpdateOperation.set_payload(sighting_pids, span))
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         hits = self._shard.query(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector.tolist()),

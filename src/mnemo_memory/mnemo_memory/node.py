@@ -27,6 +27,7 @@ from mnemo_interfaces.srv import (
 )
 
 from mnemo_memory.caption import OfflineCaptioner, VlmCaptioner
+from mnemo_memory.compaction import CompactionConfig
 from mnemo_common.ros import memory_record_to_msg
 from mnemo_memory.conversions import RecordMsgCache, time_query_from_request
 from mnemo_memory.ingest import RateLimiter, RecordBuilder
@@ -52,6 +53,9 @@ class MemoryNodeConfig:
     queue_size: int = 10000
     subscription_depth: int = 10000
     executor_threads: int = 1
+    compaction: bool = True
+    place_radius: float = 0.5
+    place_yaw: float = 0.5
 
 
 CONFIG_TYPE = MemoryNodeConfig
@@ -74,6 +78,10 @@ DESCRIPTIONS = {
                           "publishes days of them at once; the simulator's publisher keeps 10000)",
     "executor_threads": "1: queries answered one at a time, lowest latency (100k records, 10 nearest over DDS: "
                         "p50 3.4-3.9 ms vs 4.6-5.8 ms with 4); more: slow queries do not hold up others",
+    "compaction": "merge an observation that repeats its place's unchanged state into that place's record "
+                  "(first/last seen, count) instead of storing it again",
+    "place_radius": "compaction: metres between robot positions of one place",
+    "place_yaw": "compaction: radians between headings of one place",
 }
 
 
@@ -93,7 +101,9 @@ class MemoryNode(Node):
         self.config = cfg = declare_config(self, CONFIG_TYPE, DESCRIPTIONS)
         self.executor_threads = max(1, cfg.executor_threads)  # read by run_node
         embedder = get_embedder(cfg.embedding_base_url, cfg.embedding_model)
-        self.memory = MemoryService.open(embedder, cfg.data_dir, url=cfg.qdrant_url, collection=cfg.collection)
+        compaction = CompactionConfig(cfg.place_radius, cfg.place_yaw) if cfg.compaction else None
+        self.memory = MemoryService.open(embedder, cfg.data_dir, url=cfg.qdrant_url, collection=cfg.collection,
+                                         compaction=compaction)
         llm = LlmConfig.from_values(cfg.llm_base_url, cfg.llm_model)
         captioner = VlmCaptioner(ChatClient(llm), image_root=cfg.data_dir) if llm else OfflineCaptioner()
         self.builder = RecordBuilder(embedder, captioner,

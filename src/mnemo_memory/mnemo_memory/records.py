@@ -4,8 +4,8 @@ Payload keys (schema 2): the indexed fields as top-level values, everything else
 JSON text ``d`` (the engines convert each payload value separately, and lists cost most: one text
 instead of a dozen values and two lists made ingest about twice as fast)::
 
-  stamp*, last* (stores with spans: when the record's observation last held; = stamp unless
-  compacted), x*, y*, room* (omitted when empty), labels* (omitted when empty),
+  stamp*, x*, y*, room* (omitted when empty), labels* (omitted when empty),
+  last* (compacted records only, in stores with spans: when the merged observations last held),
   d = {"id", "yaw", "cam": [px, py, pz, qx, qy, qz, qw], "caption", "sightings": [...], "raw_ref",
        "n" and "raw_last" (compacted records only: observations merged, the last one's raw reference)}
 
@@ -37,8 +37,8 @@ except ImportError:  # pragma: no cover
 from mnemo_common.types import MemoryRecord, Pose2D, Pose3D, Sighting
 
 # Payload fields with an index, and their kind ("float" range index or "keyword").
-INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "last": "float", "x": "float", "y": "float", "room": "keyword",
-                                   "labels": "keyword"}
+INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword",
+                                   "labels": "keyword", "last": "float"}
 
 _ID_NAMESPACE = uuid.UUID("5b0c1a52-6c1d-4b55-9f3e-6d656d6f6d65")
 
@@ -73,11 +73,11 @@ def _sighting_dict(s: Sighting) -> dict[str, Any]:
 
 
 def record_to_payload(r: MemoryRecord, spans: bool = True) -> dict[str, Any]:
-    """``spans``: the store indexes ``last`` (stores created before compaction do not)."""
+    """``spans``: the store indexes spans (stores created before compaction do not)."""
     rp, cp = r.robot_pose, r.camera_pose
     payload: dict[str, Any] = {"stamp": float(r.stamp), "x": float(rp.x), "y": float(rp.y)}
-    if spans:
-        payload["last"] = float(r.span[1])
+    if spans and r.last_stamp is not None:
+        payload["last"] = float(r.last_stamp)
     if r.room:
         payload["room"] = r.room
     if r.labels:

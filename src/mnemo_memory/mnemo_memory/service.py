@@ -23,6 +23,7 @@ import numpy as np
 from mnemo_common.embedding import Embedder
 from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Status, invalid
 
+from mnemo_memory.compaction import CompactionConfig, CompactionReport, Compactor, compact_store
 from mnemo_memory.sightings import object_sightings, sighting_text
 from mnemo_memory.store import MAX_K, MemoryStore, open_store
 
@@ -63,36 +64,60 @@ def validate_record(r: MemoryRecord) -> None:
 
 
 class MemoryService:
-    def __init__(self, store: MemoryStore, embedder: Embedder, auto_optimize: bool = True):
+    def __init__(self, store: MemoryStore, embedder: Embedder, auto_optimize: bool = True,
+                 compaction: Optional[CompactionConfig] = None):
         if store.dim != embedder.dim:
             raise MnemoError(Status.FAILED, f"embedder {embedder.name} gives {embedder.dim}-d vectors, "
                                             f"store holds {store.dim}-d")
         self.store, self.embedder = store, embedder
         self.auto_optimize = auto_optimize
+        self.compaction = compaction if store.objects else None  # stores without spans cannot merge
+        self._compactor = Compactor(compaction) if self.compaction else None
         self._lock = threading.Lock()
 
     @classmethod
     def open(cls, embedder: Embedder, data_dir: str | Path = "data", url: str = "",
-             collection: str = "mnemo_memory", auto_optimize: bool = True) -> "MemoryService":
+             collection: str = "mnemo_memory", auto_optimize: bool = True,
+             compaction: Optional[CompactionConfig] = None) -> "MemoryService":
         return cls(open_store(data_dir, embedder.name, embedder.dim, url=url, collection=collection), embedder,
-                   auto_optimize=auto_optimize)
+                   auto_optimize=auto_optimize, compaction=compaction)
 
     # -- writes --------------------------------------------------------------------------
     def add(self, records: Sequence[MemoryRecord]) -> list[str]:
         """Store records (embedding their captions when they carry none) and their object
-        sightings (embedding each one's text); durable on return."""
+        sightings (embedding each one's text); durable on return. With online compaction, a
+        record that only repeats its place's current run extends that run's record instead: its
+        id is the run record's."""
         for r in records:
             validate_record(r)
-        missing = [r for r in records if r.embedding is None]
+        with self._lock:
+            try:
+                return self._add(records)
+            except BaseException:
+                if self.compaction:  # runs it opened may not be stored: start afresh (only less compaction)
+                    self._compactor = Compactor(self.compaction)
+                raise
+
+    def _add(self, records: Sequence[MemoryRecord]) -> list[str]:
+        fresh, extended, owner = list(records), {}, {}
+        if self._compactor is not None:
+            fresh = []
+            for r in records:
+                held = self._compactor.offer(r)
+                if held is None:
+                    fresh.append(r)
+                else:
+                    extended[id(held)], owner[id(r)] = held, held
+        missing = [r for r in fresh if r.embedding is None]
         if missing:
             for r, e in zip(missing, self.embedder.embed([r.caption for r in missing])):
                 r.embedding = e
-        object_vectors = self._object_vectors(records) if self.store.objects else None
-        with self._lock:
-            ids = self.store.add(records, object_vectors)
-            if self.auto_optimize and self.store.optimize_due():
-                self.store.optimize()
-            return ids
+        self.store.add(fresh, self._object_vectors(fresh) if self.store.objects else None)
+        written = {id(r) for r in fresh}  # a run opened in this batch was just written whole
+        self.store.extend([r for key, r in extended.items() if key not in written])
+        if self.auto_optimize and self.store.optimize_due():
+            self.store.optimize()
+        return [owner[id(r)].id if id(r) in owner else r.id for r in records]
 
     def _object_vectors(self, records: Sequence[MemoryRecord]) -> list[np.ndarray]:
         """Embeddings of each record's object sightings (a patrol repeats them: the embedder's cache)."""
@@ -154,6 +179,14 @@ class MemoryService:
     def count(self) -> int:
         with self._lock:
             return self.store.count()
+
+    def compact(self, config: CompactionConfig = CompactionConfig()) -> CompactionReport:
+        """Compact the whole store now (blocking; online compaction starts afresh after it)."""
+        with self._lock:
+            report = compact_store(self.store, config)
+            if self.compaction:
+                self._compactor = Compactor(self.compaction)
+            return report
 
     def flush(self) -> None:
         with self._lock:

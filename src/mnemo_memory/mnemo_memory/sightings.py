@@ -9,7 +9,7 @@ sparse one (weighted by inverse document frequency) matches exact words such as 
 titles and printed text, which a small embedding model blurs.
 
 Payload of a sighting entry (no engine imports here): the record's indexed fields, so the same
-filters apply (``stamp``, ``last``, ``x``/``y`` of the robot, ``room``,
+filters apply (``stamp``, ``last`` of a compacted record, ``x``/``y`` of the robot, ``room``,
 ``labels`` = [the sighting's label]), plus ``object`` (instance id), ``support``, ``record`` (the
 record's point id) and ``i`` (the sighting's index in the record).
 """
@@ -25,8 +25,8 @@ from mnemo_common.types import MemoryRecord, Sighting
 from mnemo_memory.caption import ADJECTIVE_KEYS, describe_sighting
 
 # Indexed payload fields of sighting entries and their kind (like records.INDEXED_FIELDS).
-SIGHTING_INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "last": "float", "x": "float", "y": "float",
-                                           "room": "keyword", "labels": "keyword", "object": "keyword"}
+SIGHTING_INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword",
+                                           "labels": "keyword", "object": "keyword", "last": "float"}
 DENSE, SPARSE = "text", "words"
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -58,10 +58,11 @@ def sighting_point_id(record_pid: str, index: int) -> str:
 
 
 def sighting_payload(record: MemoryRecord, record_pid: str, index: int, s: Sighting) -> dict[str, Any]:
-    first, last = record.span
-    payload: dict[str, Any] = {"stamp": float(first), "last": float(last), "x": float(record.robot_pose.x),
+    payload: dict[str, Any] = {"stamp": float(record.stamp), "x": float(record.robot_pose.x),
                                "y": float(record.robot_pose.y), "labels": [s.label],
                                "record": record_pid, "i": index}
+    if record.last_stamp is not None:
+        payload["last"] = float(record.last_stamp)
     if record.room:
         payload["room"] = record.room
     if s.object_id:

@@ -6,7 +6,7 @@
     search_text(embedding, k, filter, text="")       # views and object sightings, with optional filters
     search_time(since, until, around, k, filter, text_embedding=None, text="")
     search_position(x, y, radius, k, filter, text_embedding=None, text="")   # radius <= 0: k nearest
-    delete(ids)                            # compaction only
+    extend(records); delete(ids); scan()   # compaction: rewrite spans, drop absorbed records, read all
     get(id) -> MemoryRecord | None         # with its embedding
     count() -> int
     flush(); close()
@@ -30,7 +30,8 @@ Query semantics (shared by both backends):
   score (higher is better), or the cosine similarity in stores without object sightings.
   Otherwise scores are -|dt| seconds (time "around"; 0 inside a record's span), -distance metres
   (position), 0.0 (time range in time order).
-- time ranges select records whose span overlaps the range.
+- time ranges select records whose span overlaps the range: a record's stamp inside it, or a
+  compacted record (one with ``last``; few: one per place and state) starting before and lasting into it.
 - a region (filter.near + radius) is a box on the x/y range indices followed by an exact
   distance check, so corners of the box never leak into results.
 - time "around" t without text: the k records nearest in time. With text: the records ranked by
@@ -43,7 +44,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Iterator, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -56,9 +57,6 @@ from mnemo_memory.sightings import (
 
 MAX_K = 10_000
 CONTEXT_FACTOR = 10
-# Compaction never merges a run longer than this (seconds), so a time range [a, b] finds every
-# record overlapping it among those starting in [a - MAX_SPAN, b]: an ordered walk stays short.
-MAX_SPAN = 900.0
 # Object sightings fetched per result wanted (a record holds several, and a record seen for a
 # long time many similar ones).
 OBJECT_POOL = 8
@@ -90,7 +88,41 @@ class MemoryStore(Protocol):
 
     def get(self, record_id: str) -> Optional[MemoryRecord]: ...
 
+    def extend(self, records: Sequence[MemoryRecord]) -> None:
+        """Rewrite stored records whose span compaction extended (payload only: same id, vectors, position)."""
+        if not self.objects:
+            raise MnemoError(Status.FAILED, "this store was created before compaction (no record spans); "
+                                            "rebuild it to compact")
+        for r in records:
+            pid = point_id(r.id)
+            span = {"last": float(r.span[1])}
+            self._rewrite(pid, record_to_payload(r, spans=True), [sighting_point_id(pid, i) for i, _ in object_sightings(r)],
+                          span)
+
+    def scan(self, page: int = 1000) -> Iterator[MemoryRecord]:
+        """Every record, in stamp order (records sharing a stamp may come in any order)."""
+        start: Optional[float] = None
+        done_at_start: set[str] = set()
+        limit = page
+        while True:
+            items = self._ordered(Conditions(stamp_gte=start), False, limit)
+            fresh = [p for p in items if not (p["stamp"] == start and p["d"] in done_at_start)]
+            if items and not fresh and len(items) == limit:  # a page of equal stamps already read
+                limit *= 2
+                continue
+            yield from (record_from_payload(p) for p in fresh)
+            if len(items) < limit:
+                return
+            last = items[-1]["stamp"]
+            same = {p["d"] for p in items if p["stamp"] == last}
+            done_at_start = same | done_at_start if last == start else same
+            start = last
+
     def delete(self, record_ids: Sequence[str]) -> None: ...
+
+    def extend(self, records: Sequence[MemoryRecord]) -> None: ...
+
+    def scan(self) -> Iterator[MemoryRecord]: ...
 
     def count(self) -> int: ...
 
@@ -110,6 +142,10 @@ class Conditions:
     stamp_gte: Optional[float] = None
     stamp_lte: Optional[float] = None
     stamp_lt: Optional[float] = None
+    # spanning: the stamp range also admits compacted records whose span overlaps it;
+    # merged_only: only compacted records, starting by stamp_lte and lasting until last_gte
+    spanning: bool = False
+    merged_only: bool = False
     last_gte: Optional[float] = None
     x_range: Optional[tuple[float, float]] = None
     y_range: Optional[tuple[float, float]] = None
@@ -134,7 +170,25 @@ class Conditions:
         return replace(self, x_range=xr, y_range=yr)
 
     def empty(self) -> bool:
-        return self == Conditions()
+        return replace(self, spanning=False) == Conditions()
+
+    def timed(self) -> bool:
+        return self.stamp_gte is not None or self.stamp_lte is not None or self.stamp_lt is not None
+
+    def covering(self, at: float) -> "Conditions":
+        """The compacted records among these that started before ``at`` and last until it or later."""
+        return replace(self, spanning=False, merged_only=True, stamp_gte=None, last_gte=at)
+
+    def spanning_ends(self) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, float]]]:
+        """The time conditions as (field, op, value): those of the stamp range, and (spanning) those
+        of a compacted record started before the range and lasting into it. Backends translate them."""
+        stamp = [("stamp", op, v) for op, v in (("gte", self.stamp_gte), ("lte", self.stamp_lte), ("lt", self.stamp_lt))
+                 if v is not None]
+        if self.merged_only:  # only compacted records carry "last"
+            return stamp + [("last", "gte", self.last_gte if self.last_gte is not None else -math.inf)], []
+        if not (self.spanning and self.stamp_gte is not None):
+            return stamp, []
+        return stamp, [("last", "gte", self.stamp_gte), *[c for c in stamp if c[1] != "gte"]]
 
 
 Hit = tuple[dict, float]  # (payload, score)
@@ -151,17 +205,12 @@ class _Region:
 
 
 def _intersect_time(c: Conditions, gte: Optional[float], lte: Optional[float], spans: bool) -> Conditions:
-    """c and "the record held at some time in [gte, lte]": with spans, a record's [stamp, last]
-    overlaps the range (and starts at most MAX_SPAN before it); else its stamp lies inside."""
+    """c and "the record held at some time in [gte, lte]" (with spans: its span overlaps it)."""
     if gte is not None:
-        if spans:
-            last_gte = gte if c.last_gte is None else max(gte, c.last_gte)
-            c = replace(c, last_gte=last_gte, stamp_gte=last_gte - MAX_SPAN)
-        else:
-            c = replace(c, stamp_gte=gte if c.stamp_gte is None else max(gte, c.stamp_gte))
+        c = replace(c, stamp_gte=gte if c.stamp_gte is None else max(gte, c.stamp_gte))
     if lte is not None:
         c = replace(c, stamp_lte=lte if c.stamp_lte is None else min(lte, c.stamp_lte))
-    return c
+    return replace(c, spanning=spans and c.timed())
 
 
 def _conditions(f: Optional[MemoryFilter], spans: bool) -> tuple[Conditions, Optional[_Region]]:
@@ -230,6 +279,10 @@ class QdrantStoreBase:
     def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
         raise NotImplementedError
 
+    def _rewrite(self, pid: str, payload: dict, sighting_pids: list[str], span: dict) -> None:
+        """Replace a record's payload, and set ``span``'s fields on its sightings."""
+        raise NotImplementedError
+
     # -- writes --------------------------------------------------------------------------
     def _vector(self, v: Any, what: str) -> np.ndarray:
         e = np.asarray(v, dtype=np.float32).reshape(-1)
@@ -282,6 +335,36 @@ class QdrantStoreBase:
                 payloads.append(sighting_payload(r, pid, i, s))
         return ids, np.asarray(rows, dtype=np.float32).reshape(-1, self.dim), words, payloads
 
+    def extend(self, records: Sequence[MemoryRecord]) -> None:
+        """Rewrite stored records whose span compaction extended (payload only: same id, vectors, position)."""
+        if not self.objects:
+            raise MnemoError(Status.FAILED, "this store was created before compaction (no record spans); "
+                                            "rebuild it to compact")
+        for r in records:
+            pid = point_id(r.id)
+            span = {"last": float(r.span[1])}
+            self._rewrite(pid, record_to_payload(r, spans=True), [sighting_point_id(pid, i) for i, _ in object_sightings(r)],
+                          span)
+
+    def scan(self, page: int = 1000) -> Iterator[MemoryRecord]:
+        """Every record, in stamp order (records sharing a stamp may come in any order)."""
+        start: Optional[float] = None
+        done_at_start: set[str] = set()
+        limit = page
+        while True:
+            items = self._ordered(Conditions(stamp_gte=start), False, limit)
+            fresh = [p for p in items if not (p["stamp"] == start and p["d"] in done_at_start)]
+            if items and not fresh and len(items) == limit:  # a page of equal stamps already read
+                limit *= 2
+                continue
+            yield from (record_from_payload(p) for p in fresh)
+            if len(items) < limit:
+                return
+            last = items[-1]["stamp"]
+            same = {p["d"] for p in items if p["stamp"] == last}
+            done_at_start = same | done_at_start if last == start else same
+            start = last
+
     def delete(self, record_ids: Sequence[str]) -> None:
         """Remove records and their sightings (compaction, after their replacement is stored)."""
         pids, sighting_pids = [], []
@@ -319,7 +402,7 @@ class QdrantStoreBase:
             cond = _intersect_time(cond, since, until, self.objects)
             if text_embedding is not None:
                 return self._ranked(text_embedding, text, cond, region, k)
-            hits = self._collect(lambda n: self._ordered(cond, False, n), region, k)
+            hits = self._collect(lambda n: self._walk(cond, False, n), region, k)
             return [record_from_payload(p) for p in hits]
         near = self._nearest_in_time(cond, region, around, k if text_embedding is None else CONTEXT_FACTOR * k)
         if text_embedding is None:
@@ -397,11 +480,23 @@ class QdrantStoreBase:
                 out.append(r)
         return out
 
+    def _walk(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
+        """Payloads matching cond in stamp order: the engine's ordered walk, and with spans the
+        compacted records starting before the range that last into it."""
+        plain = self._ordered(replace(cond, spanning=False), descending, limit)
+        if not (cond.spanning and cond.stamp_gte is not None):
+            return plain
+        seen = {p["d"] for p in plain}
+        extra = [p for p in self._ordered(cond.covering(cond.stamp_gte), descending, limit) if p["d"] not in seen]
+        return sorted(plain + extra, key=lambda p: p["stamp"], reverse=descending)[:limit]
+
     def _nearest_in_time(self, cond: Conditions, region: Optional[_Region], t: float, k: int) -> list[dict]:
-        after = self._collect(lambda n: self._ordered(replace(cond, stamp_gte=t if cond.stamp_gte is None
-                                                              else max(t, cond.stamp_gte)), False, n), region, k)
-        before = self._collect(lambda n: self._ordered(replace(cond, stamp_lt=t), True, n), region, k)
-        return sorted(after + before, key=lambda p: _time_distance(p, t))[:k]
+        after = self._collect(lambda n: self._walk(_intersect_time(cond, t, None, cond.spanning), False, n), region, k)
+        before = self._collect(lambda n: self._walk(replace(cond, stamp_lt=t), True, n), region, k)
+        if self.objects:  # compacted records holding at t, though they started long before
+            before += self._collect(lambda n: self._ordered(replace(cond, stamp_lt=t).covering(t), True, n), region, k)
+        unique = {p["d"]: p for p in after + before}
+        return sorted(unique.values(), key=lambda p: _time_distance(p, t))[:k]
 
     def _nearest_in_space(self, cond: Conditions, region: Optional[_Region], x: float, y: float,
                           max_radius: float, k: int) -> list[tuple[float, dict]]:

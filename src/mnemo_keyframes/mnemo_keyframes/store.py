@@ -4,7 +4,8 @@ Layout under ``<data_dir>/keyframes/``: ``images/<id>.jpg`` (full resolution; ``
 is asked for: about 50 times slower to write), ``thumbs/<id>.jpg`` and
 ``keyframes.db`` (WAL mode). Image files are written first (temporary file, fsync, atomic rename),
 then the metadata row is committed, so a crash can leave an orphan file but never a row pointing at
-a missing image; opening the store removes both kinds of leftovers.
+a missing image; opening the store removes both kinds of leftovers. A database that fails SQLite's
+check, or is gone while images remain, stops the open with CorruptFileError naming it.
 
 Every path the store hands out or reads is resolved inside its root: ids are restricted to a safe
 alphabet, so no request can make the store read or write outside ``<data_dir>/keyframes``.
@@ -24,7 +25,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 from PIL import Image
 
-from mnemo_common.files import fsync_dir
+from mnemo_common.files import CorruptFileError, fsync_dir
 from mnemo_common.types import KeyframeMeta, Pose2D, invalid, not_found
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
@@ -109,12 +110,27 @@ class KeyframeStore:
         self.run_id = run_id
         self.durable = durable  # fsync files and directories (off only for benchmarks and bulk imports)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(str(self.root / "keyframes.db"), check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._db.commit()
+        self._db = self._open_db(self.root / "keyframes.db")
         self.recovered = self._recover()
+
+    def _open_db(self, path: Path) -> sqlite3.Connection:
+        """The metadata database, checked: a damaged or lost one raises CorruptFileError (opening
+        anyway would start an empty store and drop every image as an orphan)."""
+        if not path.exists() and any(self.images_dir.iterdir()):
+            raise CorruptFileError(path, "missing, while images are stored")
+        db = sqlite3.connect(str(path), check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            check = db.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise CorruptFileError(path, f"integrity check: {check}")
+            db.executescript(_SCHEMA)
+            db.commit()
+        except (sqlite3.DatabaseError, CorruptFileError) as exc:
+            db.close()
+            raise exc if isinstance(exc, CorruptFileError) else CorruptFileError(path, f"SQLite: {exc}") from exc
+        return db
 
     # -- paths ---------------------------------------------------------------------
     def path_in_store(self, relative: str | Path) -> Path:

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from mnemo_common.files import CorruptFileError
 from mnemo_common.types import KeyframeMeta, MnemoError, Pose2D, Status
 from mnemo_keyframes.store import KeyframeStore, check_id
 from mnemo_keyframes.testing import textured
@@ -126,3 +127,22 @@ def test_add_from_file_rejects_non_images(tmp_path):
     Image.fromarray(textured(4)).save(tmp_path / "f.png")
     m = store.add_from_file(meta("a", trigger="interaction_before"), tmp_path / "f.png")
     assert os.path.isfile(m.image_path)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "missing"])
+def test_a_damaged_database_refuses_to_open_naming_the_file(tmp_path, damage):
+    """Never an empty store that then deletes every image as an orphan."""
+    store = KeyframeStore(tmp_path)
+    for i in range(40):
+        store.add(meta(f"k{i}", caption=f"frame {i} " * 20), textured(i % 3))
+    store.close()
+    db = tmp_path / "keyframes" / "keyframes.db"
+    if damage == "missing":
+        db.unlink()
+    else:
+        data = db.read_bytes()
+        db.write_bytes(data[: len(data) // 2] if damage == "truncated" else data[:100] + os.urandom(len(data) - 100))
+    with pytest.raises(CorruptFileError) as caught:
+        KeyframeStore(tmp_path)
+    assert caught.value.path == db and str(db) in caught.value.message
+    assert len(list((tmp_path / "keyframes" / "images").iterdir())) == 40  # nothing deleted

@@ -35,6 +35,7 @@ from typing import Any, Optional
 import numpy as np
 import qdrant_edge as qe
 
+from mnemo_common.files import CorruptFileError
 from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.records import INDEXED_FIELDS
@@ -138,6 +139,31 @@ class EdgeTuning:
         return max(1, self.indexing_threshold_kb * 1024 // (4 * dim))
 
 
+# -- a damaged store at open: a clear error naming the file, never a silently empty memory ------
+def load_shard(path: Path) -> "qe.EdgeShard":
+    try:
+        return qe.EdgeShard.load(str(path))
+    except BaseException as exc:  # the engine's panics are BaseExceptions
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise CorruptFileError(path, f"the engine cannot load it: {str(exc)[:300]}") from exc
+
+
+def check_unused(shard_path: Path, meta_path: Path) -> None:
+    """A shard left without meta.json by an interrupted creation holds nothing; one that holds
+    records means meta.json was lost."""
+    try:
+        shard = qe.EdgeShard.load(str(shard_path))
+    except BaseException as exc:  # noqa: BLE001 - half created: nothing in it was acknowledged
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        return
+    count = shard.info().points_count
+    shard.close()
+    if count:
+        raise CorruptFileError(meta_path, f"missing, while {shard_path} holds {count} records")
+
+
 class EdgeStore(QdrantStoreBase):
     def __init__(self, root: str | Path, model_name: str, dim: int, flush_every: int = 20_000,
                  tuning: EdgeTuning = EdgeTuning()):
@@ -171,12 +197,15 @@ class EdgeStore(QdrantStoreBase):
         meta_path, shard_path, objects_path = self.root / "meta.json", self.root / "shard", self.root / "objects"
         self._objects: Optional[qe.EdgeShard] = None
         if meta_path.exists():
-            meta = json.loads(meta_path.read_text())
+            try:
+                meta = json.loads(meta_path.read_text())
+            except ValueError as exc:
+                raise CorruptFileError(meta_path, f"{type(exc).__name__}: {exc}") from exc
             self.model_name, self.dim = check_meta(meta, model_name, dim, str(self.root))
-            self._shard = qe.EdgeShard.load(str(shard_path))
+            self._shard = load_shard(shard_path)
             self.objects = int(meta.get("schema", 1)) >= 2
             if self.objects:
-                self._objects = qe.EdgeShard.load(str(objects_path))
+                self._objects = load_shard(objects_path)
             return
         if not dim:
             raise MnemoError(Status.NOT_FOUND, f"no memory store at {self.root} and no embedding dimension to create one")
@@ -185,6 +214,7 @@ class EdgeStore(QdrantStoreBase):
 
         for path in (shard_path, objects_path):
             if path.exists():  # created before meta.json was written: start over, nothing was acknowledged
+                check_unused(path, meta_path)
                 shutil.rmtree(path)
         self._shard = self._create(shard_path, self.tuning.config(dim), INDEXED_FIELDS)
         self._objects = self._create(objects_path, self.tuning.config(dim, objects=True), SIGHTING_INDEXED_FIELDS)

@@ -31,3 +31,14 @@ class CorruptFileError(MnemoError):
         super().__init__(Status.FAILED, f"{path} is corrupted or truncated ({why}); the store was not opened: "
                                         f"restore the file from a backup, or move the store away to start empty")
         self.path = Path(path)
+
+
+def require_free_space(path: str | Path, min_free_bytes: int, what: str) -> None:
+    """Raise UNAVAILABLE when the file system holding ``path`` has less than ``min_free_bytes``
+    left: for a store that must not start a write it cannot finish (one that maps its files is
+    killed by SIGBUS when a write lands on a full disk)."""
+    st = os.statvfs(path)
+    free = st.f_bavail * st.f_frsize
+    if free < min_free_bytes:
+        raise MnemoError(Status.UNAVAILABLE, f"disk full: {free / 2**20:.0f} MB free under {path}; {what} keeps "
+                                             f"{min_free_bytes / 2**20:.0f} MB free and stores nothing until there is room")

@@ -18,6 +18,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
 from mnemo_common.embedding import get_embedder
+from mnemo_common.files import require_free_space
 from mnemo_common.llm import ChatClient, LlmConfig
 from mnemo_common.ros import declare_config, guarded, memory_filter_from_msg, observation_from_msg, run_node
 from mnemo_common.types import invalid
@@ -56,6 +57,7 @@ class MemoryNodeConfig:
     compaction: bool = True
     place_radius: float = 0.5
     place_yaw: float = 0.5
+    min_free_mb: float = 256.0
 
 
 CONFIG_TYPE = MemoryNodeConfig
@@ -74,6 +76,8 @@ DESCRIPTIONS = {
     "batch_size": "observations captioned, embedded and written together",
     "flush_period": "seconds a partial batch waits before it is written",
     "queue_size": "observations buffered before the oldest are dropped",
+    "min_free_mb": "the embedded store writes nothing (UNAVAILABLE) while the disk under data_dir has less free: "
+                   "its engine maps files, and a write that lands on a full disk kills the process",
     "subscription_depth": "observations DDS holds for this node while it is busy (a simulated patrol "
                           "publishes days of them at once; the simulator's publisher keeps 10000)",
     "executor_threads": "1: queries answered one at a time, lowest latency (100k records, 10 nearest over DDS: "
@@ -185,6 +189,8 @@ class MemoryNode(Node):
                 self.get_logger().error(f"writing {len(batch)} observations failed: {type(exc).__name__}: {exc}")
 
     def _store(self, records) -> list[str]:
+        if not self.config.qdrant_url:
+            require_free_space(self.config.data_dir, int(self.config.min_free_mb * 2**20), "the memory store")
         ids = self.memory.add(records)
         if self._msgs is not None:
             self._msgs.discard(ids)

@@ -243,9 +243,10 @@ def is_decisive(record: Any, q: Question) -> bool:
         any(a <= record.stamp <= b for a, b in q.stays)
 
 
-def run_qa(scenario: Any, seed: Optional[int] = 0, perceiver: Any = None) -> list[QaRow]:
-    """Patrol the whole scenario into a fresh memory and scene graph, asking the questions at the
-    end of each patrol; no tasks run, so memory holds only what the patrols saw."""
+def run_qa(scenario: Any, seed: Optional[int] = 0, perceiver: Any = None, memory: Any = None) -> list[QaRow]:
+    """Patrol the whole scenario into a fresh memory (``memory``, or the bench's default) and scene
+    graph, asking the questions at the end of each patrol; no tasks run, so memory holds only what
+    the patrols saw."""
     from mnemo_bench.methods import METHODS
     from mnemo_bench.runner import BenchStack, make_memory
 
@@ -259,7 +260,7 @@ def run_qa(scenario: Any, seed: Optional[int] = 0, perceiver: Any = None) -> lis
     ends = [segment.end_t for segment in scenario.patrol]
     questions = generate_questions(scenario, truth, ends, {f.id: f.label for f in scenario.fixtures})
     # the system: patrol by patrol into memory and the scene graph, answering what is due
-    stack = BenchStack(scenario, METHODS["full"], seed, memory=make_memory(), perceiver=perceiver)
+    stack = BenchStack(scenario, METHODS["full"], seed, memory=memory or make_memory(), perceiver=perceiver)
     rows: list[QaRow] = []
     for end in ends:
         stack.patrol(end)

@@ -90,7 +90,7 @@ class MemoryStore(Protocol):
 
     def extend(self, records: Sequence[MemoryRecord]) -> None:
         """Rewrite stored records whose span compaction extended (payload only: same id, vectors, position)."""
-        if not self.objects:
+        if records and not self.objects:
             raise MnemoError(Status.FAILED, "this store was created before compaction (no record spans); "
                                             "rebuild it to compact")
         for r in records:
@@ -337,7 +337,7 @@ class QdrantStoreBase:
 
     def extend(self, records: Sequence[MemoryRecord]) -> None:
         """Rewrite stored records whose span compaction extended (payload only: same id, vectors, position)."""
-        if not self.objects:
+        if records and not self.objects:
             raise MnemoError(Status.FAILED, "this store was created before compaction (no record spans); "
                                             "rebuild it to compact")
         for r in records:

@@ -1,0 +1,188 @@
+"""Retrieval quality on generated homes: object queries and memory QA, object-level memory against
+the view-level baseline in the same run; compaction's share of records and its effect on QA.
+
+    python src/mnemo_memory/bench/bench_retrieval.py [--seeds 0 1 2] [--days D] [--size medium] [--no-qa]
+
+For every object a patrol saw, the queries people ask, each asked through ``search_text`` (k=5):
+
+- class       "a games console"                    (objects alone in their class)
+- attributes  "the black Playtron games console"   (the fewest attributes singling it out)
+- owner       "Carmen's magazine"                   (objects with an owner)
+- where       "where is my black Playtron games console"
+- left on     "the black Playtron games console I left on the tv stand"  (where it was seen most)
+
+R@1 / R@5: a top-1 / top-5 record saw that object (left on: at that fixture). Memory QA
+(``mnemo_bench.qa``: current, overwritten, habit) R@5 and answer accuracy, with memory in the
+embedded engine. Baseline: the same engine and plans with the object index switched off (as a
+store created before object-level memory), i.e. records ranked by their caption alone.
+Compaction: the share of records left after online compaction of the same patrol, and QA with it.
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from mnemo_common.embedding import get_embedder
+
+from mnemo_memory.compaction import CompactionConfig
+from mnemo_memory.ingest import record_from_observation
+from mnemo_memory.service import MemoryService
+
+KINDS = ("class", "attributes", "owner", "where", "left on")
+K = 5
+
+
+@dataclass(frozen=True)
+class ObjectQuery:
+    kind: str
+    text: str
+    object_id: str
+    support: str = ""  # left on: the fixture it must be seen at
+
+
+def object_queries(scenario: Any, seen_at: dict[str, Counter]) -> list[ObjectQuery]:
+    from mnemo_bench.qa import describe
+
+    objects = list(scenario.objects)
+    fixture_label = {f.id: f.label for f in scenario.fixtures}
+    class_size = Counter(o.label for o in objects)
+    out = []
+    for o in objects:
+        if o.id not in seen_at:
+            continue
+        desc = describe(o, objects)
+        if class_size[o.label] == 1:
+            out.append(ObjectQuery("class", f"a {o.label}", o.id))
+        if desc is None:
+            continue
+        phrase = " ".join([*desc.values(), o.label])
+        if desc:
+            out.append(ObjectQuery("attributes", f"the {phrase}", o.id))
+        if o.attributes.get("owner"):
+            out.append(ObjectQuery("owner", f"{o.attributes['owner']}'s {o.label}", o.id))
+        out.append(ObjectQuery("where", f"where is my {phrase}", o.id))
+        support = seen_at[o.id].most_common(1)[0][0]
+        out.append(ObjectQuery("left on", f"the {phrase} I left on the {fixture_label.get(support, support)}", o.id,
+                               support))
+    return out
+
+
+def hit(record: Any, q: ObjectQuery) -> bool:
+    return any(s.object_id == q.object_id and (not q.support or s.support == q.support) for s in record.sightings)
+
+
+def views_only(memory: MemoryService) -> MemoryService:
+    """The baseline: the object index switched off before anything is written."""
+    memory.store.objects = False
+    return memory
+
+
+def score_queries(memory: MemoryService, queries: list[ObjectQuery]) -> dict[str, list[tuple[bool, bool]]]:
+    out: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for q in queries:
+        found = memory.search_text(q.text, k=K)
+        out[q.kind].append((bool(found) and hit(found[0], q), any(hit(r, q) for r in found)))
+    return out
+
+
+def run_seed(seed: int, size: str, days: Any, qa: bool, tmp: str) -> dict:
+    from mnemo_sim.generator import generate_scenario
+    from mnemo_sim.tasks import TaskRunner
+
+    from mnemo_bench.qa import run_qa, summarize_qa
+
+    embedder = get_embedder()
+    scenario = generate_scenario(seed, size=size, days=days)
+    replay = TaskRunner(scenario, 0)
+    observations = list(replay.run_patrols(float("inf")))
+    seen_at: dict[str, Counter] = defaultdict(Counter)
+    for obs in observations:
+        for s in obs.sightings:
+            if s.kind == "object" and s.object_id and s.support:
+                seen_at[s.object_id][s.support] += 1
+    queries = object_queries(scenario, seen_at)
+
+    def store(name: str, compaction: Any = None) -> MemoryService:
+        return MemoryService.open(embedder, f"{tmp}/{seed}-{name}", compaction=compaction)
+
+    out: dict[str, Any] = {"seed": seed, "observations": len(observations), "queries": len(queries)}
+    variants: dict[str, Callable[[], MemoryService]] = {
+        "views (baseline)": lambda: views_only(store("views")),
+        "objects": lambda: store("objects"),
+        "objects + compaction": lambda: store("compacted", CompactionConfig()),
+    }
+    for name, make in variants.items():
+        memory = make()
+        for i in range(0, len(observations), 256):
+            memory.add([record_from_observation(o, o.caption) for o in observations[i:i + 256]])
+        row = {"records": memory.count(), "objects": score_queries(memory, queries)}
+        memory.close()
+        if qa:
+            qa_memory = make()
+            row["qa"] = summarize_qa(run_qa(scenario, 0, memory=qa_memory))
+            qa_memory.close()
+        out[name] = row
+    return out
+
+
+def _rate(pairs: list[tuple[bool, bool]], which: int) -> str:
+    return f"{sum(p[which] for p in pairs) / len(pairs):.2f}" if pairs else "-"
+
+
+def report(results: list[dict], qa: bool) -> None:
+    variants = [k for k in results[0] if isinstance(results[0][k], dict)]
+    n_obs = sum(r["observations"] for r in results)
+    print(f"\n{len(results)} homes, {n_obs} observations, {sum(r['queries'] for r in results)} object queries")
+    print("\n| memory | records (share of observations) | " +
+          " | ".join(f"{k} R@1 / R@5" for k in KINDS) + " | all R@1 / R@5 |")
+    print("|---" * (3 + len(KINDS)) + "|")
+    for v in variants:
+        pairs: dict[str, list] = defaultdict(list)
+        for r in results:
+            for kind, ps in r[v]["objects"].items():
+                pairs[kind] += ps
+        everything = [p for ps in pairs.values() for p in ps]
+        records = sum(r[v]["records"] for r in results)
+        cells = [f"{_rate(pairs[k], 0)} / {_rate(pairs[k], 1)} (n={len(pairs[k])})" for k in KINDS]
+        print(f"| {v} | {records} ({records / n_obs:.1%}) | "
+              + " | ".join(cells) + f" | {_rate(everything, 0)} / {_rate(everything, 1)} |")
+    if not qa:
+        return
+    print("\n| memory | question | n | answer accuracy | R@5 |\n|---|---|---|---|---|")
+    for v in variants:
+        totals: dict[str, list] = defaultdict(lambda: [0, 0, 0.0, 0])  # n, correct, hits, n with memory
+        for r in results:
+            for kind, s in r[v]["qa"].items():
+                t = totals[kind]
+                t[0] += s["n"]
+                t[1] += s["correct"]
+                if s["r_at_5"] is not None:
+                    t[2] += s["r_at_5"] * s["n"]
+                    t[3] += s["n"]
+        for kind, (n, correct, hits, with_memory) in totals.items():
+            r5 = f"{hits / with_memory:.2f}" if with_memory else "-"
+            print(f"| {v} | {kind} | {n} | {correct / n:.3f} | {r5} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--size", default="medium", choices=("small", "medium", "large"))
+    parser.add_argument("--days", type=int, default=None, help="days of patrol (generator default when unset; up to 30)")
+    parser.add_argument("--no-qa", action="store_true", help="object queries only (memory QA replays every patrol)")
+    args = parser.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="mnemo_bench_retrieval_") as tmp:
+        for seed in args.seeds:
+            start = time.perf_counter()
+            results.append(run_seed(seed, args.size, args.days, not args.no_qa, tmp))
+            print(f"seed {seed}: {time.perf_counter() - start:.0f} s", flush=True)
+    report(results, not args.no_qa)
+
+
+if __name__ == "__main__":
+    main()

@@ -5,6 +5,12 @@ relies on: every memory record, scene-graph node and event, and keyframe acknowl
 kill is served again after it; the node is back (answering) within 30 s; the task ends, with a
 result or a clear code, within its timeout. Prints the fault matrix (node x moment -> outcome).
 
+The stack first patrols the scenario up to its tasks (days 0-2). A "task" kill lands at the
+first feedback of a RetrieveObject goal (one of the scenario's tasks); a "patrol" kill lands at
+the KILL_AT_OBSERVATION-th observation of a patrol of a fresh day (the scenario is extended with
+a day per round: PATROL_OBSERVATIONS observations at PATROL_RATE per second, rendered, so that
+keyframes are stored), once the memory has stored some of them: those are checked too.
+
     source scripts/env.sh
     python scripts/bench_faults.py                          # all seven nodes, both moments
     python scripts/bench_faults.py --nodes memory --moments task
@@ -26,19 +32,40 @@ SCENARIO = ROOT / "src/mnemo_sim/scenarios/example_apartment.yaml"
 BACK_WITHIN = 30.0  # s a killed node has to answer again
 TASK_TIMEOUT = 240.0  # s a RetrieveObject goal has to end
 MOMENTS = ("task", "patrol")
+PATROL_RATE = 30.0  # observations/s of a patrol round: it publishes for PATROL_OBSERVATIONS / PATROL_RATE s
+PATROL_OBSERVATIONS = 300
+KILL_AT_OBSERVATION = 45
+FIRST_PATROL_DAY = 3  # the scenario's own patrols end on day 2
+
+
+def fault_scenario(out: Path, days: int) -> Path:
+    """The example scenario with ``days`` more patrol days, one per patrol round."""
+    import yaml
+
+    from mnemo_sim.scenario import load_scenario
+
+    data = yaml.safe_load(SCENARIO.read_text())
+    route = data["patrol"][0]["route"]
+    data["patrol"] += [{"day": FIRST_PATROL_DAY + i, "start": "09:00", "end": "18:00",
+                        "observations": PATROL_OBSERVATIONS, "route": route} for i in range(days)]
+    path = out / "fault_scenario.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    load_scenario(path)  # still valid
+    return path
 
 
 def probes() -> dict[str, tuple[Any, str, Any]]:
-    """For each node: a service call that answers only when that node is up."""
+    """For each node: a service call that answers (an error is an answer) only when that node is up;
+    None: the node is up when its log says "ready" (the analyzer) or its action server is back."""
     from mnemo_common import names
     from mnemo_interfaces.action import RetrieveObject  # noqa: F401 - the planner is probed as an action
-    from mnemo_interfaces.srv import Detect, GetSceneGraph, QueryKeyframes, RunPatrol, SearchMemoryByText, UpdateNode
+    from mnemo_interfaces.srv import Detect, GetSceneGraph, QueryKeyframes, ScoreTask, SearchMemoryByText, UpdateNode
 
     return {names.MEMORY_NODE: (SearchMemoryByText, names.MEMORY_SEARCH_TEXT, SearchMemoryByText.Request(text="a", k=1)),
             names.SCENE_GRAPH_NODE: (GetSceneGraph, names.GRAPH_GET, GetSceneGraph.Request()),
             names.KEYFRAMES_NODE: (QueryKeyframes, names.KEYFRAMES_QUERY, QueryKeyframes.Request(limit=1)),
             names.PERCEPTION_NODE: (Detect, names.PERCEPTION_DETECT, Detect.Request(query="")),
-            names.SIM_NODE: (RunPatrol, names.SIM_RUN_PATROL, None),
+            names.SIM_NODE: (ScoreTask, names.SIM_SCORE_TASK, ScoreTask.Request(task_id="no_such_task")),
             names.ANALYZER_NODE: (UpdateNode, names.GRAPH_UPDATE, None),
             names.PLANNER_NODE: (None, names.RETRIEVE_OBJECT, None)}
 
@@ -50,6 +77,9 @@ class Snapshot:
     events: dict[str, int] = field(default_factory=dict)  # graph node -> history length
     keyframes: set[str] = field(default_factory=set)
 
+    def counts(self) -> str:
+        return f"{len(self.records)}/{sum(self.events.values())}/{len(self.keyframes)}"
+
 
 @dataclass
 class Outcome:
@@ -60,30 +90,36 @@ class Outcome:
     task_seconds: float = 0.0
     back_seconds: Optional[float] = None
     lost: list[str] = field(default_factory=list)
+    checked: str = ""  # records/events/keyframes acknowledged before the kill
 
     def ok(self) -> bool:
         return (not self.lost and self.back_seconds is not None and self.back_seconds <= BACK_WITHIN
-                and not self.result.startswith("HANG"))
+                and not self.result.startswith("HANG") and self.task_seconds < TASK_TIMEOUT)
 
 
 class FaultStack:
-    """The simulated stack with every node respawning, and a client."""
+    """The simulated stack with every node respawning, patrolled up to the scenario's tasks, and a client."""
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, patrol_days: int = 0):
+        from mnemo_common import names
         from mnemo_common.launcher import start_launch_file
         from mnemo_common.processes import ros_env, unique_domain_id
         from mnemo_common.ros_client import RosClient
+        from mnemo_interfaces.msg import Observation
+        from mnemo_interfaces.srv import GetSceneGraph, QueryKeyframes, RunPatrol, SearchMemoryByText, StartTask
 
         self.domain = unique_domain_id()
         os.environ.update({"ROS_DOMAIN_ID": str(self.domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
         self.events: list[str] = []
+        out.mkdir(parents=True, exist_ok=True)
+        self.days = FIRST_PATROL_DAY + patrol_days
         self.launch = start_launch_file(ROOT / "launch/sim.launch.py",
-                                        {"scenario": str(SCENARIO), "data_dir": str(out / "data")},
+                                        {"scenario": str(fault_scenario(out, patrol_days)),
+                                         "data_dir": str(out / "data")},
                                         env=ros_env(self.domain), log_dir=out / "logs", on_event=self.events.append)
         self.client = RosClient("fault_injector")
-        from mnemo_common import names
-        from mnemo_interfaces.srv import GetSceneGraph, QueryKeyframes, RunPatrol, SearchMemoryByText, StartTask
-
+        self.published = 0  # observations seen on the topic
+        self.client.subscribe(Observation, names.OBSERVATIONS, self._count)
         missing = self.client.wait_for_services(
             [(RunPatrol, names.SIM_RUN_PATROL), (StartTask, names.SIM_START_TASK),
              (SearchMemoryByText, names.MEMORY_SEARCH_TEXT), (GetSceneGraph, names.GRAPH_GET),
@@ -91,24 +127,42 @@ class FaultStack:
         if missing:
             self.close()
             raise RuntimeError(f"the stack did not come up: {missing}")
+        # the scenario's own patrols, at full speed: the memory the tasks and kills work on
+        self.patrol(f"day {FIRST_PATROL_DAY - 1} 18:00")
+        self.settle()
+
+    def _count(self, _msg) -> None:
+        self.published += 1
 
     def close(self) -> None:
         self.client.close()
         self.launch.stop()
 
     # -- what was acknowledged --------------------------------------------------------------
-    def snapshot(self) -> Snapshot:
+    def records(self, day: int) -> set[str]:
+        """Ids of the memory records stamped on ``day`` (two queries: a query answers at most MAX_K)."""
         from mnemo_common import limits, names
         from mnemo_common.ros import time_to_msg
-        from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryKeyframes, SearchMemoryByTime
+        from mnemo_interfaces.srv import SearchMemoryByTime
+
+        ids: set[str] = set()
+        for half in (0, 1):
+            since = (day + half / 2) * 86400.0
+            res = self.client.call(SearchMemoryByTime, names.MEMORY_SEARCH_TIME, SearchMemoryByTime.Request(
+                use_range=True, since=time_to_msg(since), until=time_to_msg(since + 43200.0), k=limits.MAX_K),
+                timeout=30.0)
+            if res.error_code:
+                raise RuntimeError(f"memory answered {res.error_code}: {res.error_msg}")
+            ids.update(r.id for r in res.records)
+        return ids
+
+    def snapshot(self) -> Snapshot:
+        from mnemo_common import limits, names
+        from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryKeyframes
 
         snap = Snapshot()
-        # every record, newest first, a day at a time (a query answers at most MAX_K)
-        for day in range(0, 40):
-            res = self.client.call(SearchMemoryByTime, names.MEMORY_SEARCH_TIME, SearchMemoryByTime.Request(
-                use_range=True, since=time_to_msg(day * 86400.0 * 0.25), until=time_to_msg((day + 1) * 86400.0 * 0.25),
-                k=limits.MAX_K), timeout=30.0)
-            snap.records.update(r.id for r in res.records)
+        for day in range(self.days):
+            snap.records |= self.records(day)
         graph = self.client.call(GetSceneGraph, names.GRAPH_GET, GetSceneGraph.Request(include_stale=True)).graph
         snap.graph_nodes = {n.id for n in graph.nodes}
         for node_id in sorted(snap.graph_nodes)[:40]:
@@ -131,17 +185,24 @@ class FaultStack:
         return lost
 
     # -- faults ---------------------------------------------------------------------------------
-    def kill(self, name: str) -> int:
+    def kill(self, name: str) -> tuple[int, frozenset]:
+        """SIGKILL the node; (its restarts so far, the planner's action servers before the kill)."""
+        from mnemo_common import names
+        from mnemo_common.ros import service_servers
+
         proc = self.launch.by_name(name)
         restarts = proc.restarts
+        servers = service_servers(self.client.node, f"{names.RETRIEVE_OBJECT}/_action/send_goal")
         os.kill(proc.proc.pid, signal.SIGKILL)
-        return restarts
+        return restarts, servers
 
-    def wait_back(self, name: str, restarts_before: int, t_kill: float) -> Optional[float]:
+    def wait_back(self, name: str, before: tuple[int, frozenset], t_kill: float) -> Optional[float]:
         """Seconds from the kill until the respawned node answers its probe (None: not within 60 s)."""
-        from mnemo_interfaces.action import RetrieveObject
-        from rclpy.action import ActionClient
+        from mnemo_common import names
+        from mnemo_common.ros import service_servers
+        from mnemo_common.ros_client import ServerLost
 
+        restarts_before, servers_before = before
         proc = self.launch.by_name(name)
         srv_type, srv_name, request = probes()[name]
         deadline = t_kill + 60.0
@@ -149,11 +210,12 @@ class FaultStack:
             if time.monotonic() > deadline:
                 return None
             time.sleep(0.05)
-        if srv_type is None:  # the planner: its action server
-            action = ActionClient(self.client.node, RetrieveObject, srv_name)
-            ok = action.wait_for_server(timeout_sec=max(0.0, deadline - time.monotonic()))
-            action.destroy()
-            return time.monotonic() - t_kill if ok else None
+        if name == names.PLANNER_NODE:  # a new action server in the graph
+            while not service_servers(self.client.node, f"{srv_name}/_action/send_goal") - servers_before:
+                if time.monotonic() > deadline or not proc.alive():
+                    return None
+                time.sleep(0.1)
+            return time.monotonic() - t_kill
         if request is None:  # a node whose services are not its liveness: the process and its log
             while "ready" not in proc.log().rsplit("respawn", 1)[-1]:
                 if time.monotonic() > deadline or not proc.alive():
@@ -162,89 +224,99 @@ class FaultStack:
             return time.monotonic() - t_kill
         while time.monotonic() < deadline:
             try:
-                res = self.client.call(srv_type, srv_name, request, timeout=2.0)
-                if res.error_code in (0, 1, 2):  # answered (a refusal is an answer)
-                    return time.monotonic() - t_kill
-            except (TimeoutError, RuntimeError):
-                pass
-            time.sleep(0.2)
+                self.client.call(srv_type, srv_name, request, timeout=2.0)
+                return time.monotonic() - t_kill
+            except (TimeoutError, ServerLost, RuntimeError):
+                time.sleep(0.2)
         return None
 
-    def patrol(self, task_id: str, timeout: float = 300.0) -> str:
+    def patrol(self, until: str, rate: float = 0.0, render: bool = False, timeout: float = 300.0) -> str:
         from mnemo_common import names
         from mnemo_interfaces.srv import RunPatrol
 
-        from mnemo_planner.main_job import _wait_for_memory
-
-        res = self.client.call(RunPatrol, names.SIM_RUN_PATROL, RunPatrol.Request(until_task=task_id), timeout=timeout)
+        res = self.client.call(RunPatrol, names.SIM_RUN_PATROL, RunPatrol.Request(until_task=until, rate=rate,
+                                                                                  render=render), timeout=timeout)
         if res.error_code:
             return f"patrol error {res.error_code}: {res.error_msg}"
-        if res.observations:
-            _wait_for_memory(self.client)
         return f"patrol ok ({res.observations} observations)"
 
-    def run_task(self, task_id: str, kill: Optional[str] = None) -> tuple[str, float, Optional[float], int, float]:
-        """Start the task and send its goal, killing ``kill`` after the first feedback. Returns
-        (result text, seconds, kill time, restarts before the kill, time of the kill)."""
+    def settle(self) -> None:
+        """Wait until the memory node has stored what was published."""
+        from mnemo_planner.main_job import _wait_for_memory
+
+        _wait_for_memory(self.client)
+
+    def run_task(self, task_id: str, kill: Optional[str] = None) -> tuple[str, float, Optional[float], tuple]:
+        """Start the task and send its goal, killing ``kill`` at the first feedback. Returns
+        (result text, seconds, time of the kill or None, what kill() returned)."""
         from action_msgs.msg import GoalStatus
 
         from mnemo_common import names
+        from mnemo_common.types import Status
         from mnemo_interfaces.action import RetrieveObject
         from mnemo_interfaces.srv import StartTask
 
         start = self.client.call(StartTask, names.SIM_START_TASK, StartTask.Request(task_id=task_id))
         if start.error_code:
-            return f"start_task error {start.error_code}: {start.error_msg}", 0.0, None, 0, 0.0
-        feedback: list[Any] = []
+            return f"start_task error {start.error_code}: {start.error_msg}", 0.0, None, ()
         killed: dict[str, Any] = {}
 
-        def on_feedback(fb) -> None:
-            feedback.append(fb)
+        def on_feedback(_fb) -> None:
             if kill and not killed:
-                killed["t"], killed["restarts"] = time.monotonic(), self.kill(kill)
+                killed["t"], killed["before"] = time.monotonic(), self.kill(kill)
 
         t0 = time.monotonic()
         goal = RetrieveObject.Goal(instruction=start.instruction, budget=start.budget, task_id=task_id)
-        try:
-            status, result = self.client.send_goal(RetrieveObject, names.RETRIEVE_OBJECT, goal,
-                                                   feedback=on_feedback, timeout=TASK_TIMEOUT)
-            text = (f"{GoalStatus(status).name if hasattr(GoalStatus, 'name') else status}: success={result.success} "
-                    f"code={result.error_code} steps={result.steps_used}")
-            if status == GoalStatus.STATUS_SUCCEEDED:
-                text = f"success={result.success} code={result.error_code} steps={result.steps_used}"
-            else:
-                text = f"status {status} code={result.error_code} ({result.error_msg[:60]})"
-        except TimeoutError:
-            text = "HANG: no result within the task timeout"
-        if kill == names.PLANNER_NODE and text.startswith("HANG"):
-            text = "goal lost with the planner (client times out)"
-        return text, time.monotonic() - t0, killed.get("t"), killed.get("restarts", 0), killed.get("t", 0.0)
+        status, result = self.client.send_goal(RetrieveObject, names.RETRIEVE_OBJECT, goal, feedback=on_feedback,
+                                               timeout=TASK_TIMEOUT)
+        code = Status(result.error_code).name if result.error_code in set(Status) else str(result.error_code)
+        if status == GoalStatus.STATUS_SUCCEEDED and result.success:
+            text = f"success ({result.steps_used} steps)"
+        else:
+            text = f"{code} ({result.error_msg[:70]})"
+        return text, time.monotonic() - t0, killed.get("t"), killed.get("before", ())
 
 
-def inject(stack: FaultStack, node: str, moment: str, task_id: str) -> Outcome:
-    outcome = Outcome(node, moment, task_id)
+def inject(stack: FaultStack, node: str, moment: str, task_id: str, day: int = FIRST_PATROL_DAY) -> Outcome:
+    """Kill ``node`` during a patrol of ``day`` or in the middle of task ``task_id``."""
     if moment == "patrol":
+        outcome = Outcome(node, moment, f"patrol day {day}")
         before = stack.snapshot()
         done: dict[str, str] = {}
-        worker = threading.Thread(target=lambda: done.setdefault("r", _safe(lambda: stack.patrol(task_id, 120.0))))
+        published = stack.published
+        worker = threading.Thread(target=lambda: done.setdefault("r", _safe(lambda: stack.patrol(
+            f"day {day} 18:00", rate=PATROL_RATE, render=True, timeout=120.0))))
         worker.start()
-        time.sleep(1.0)
+        while stack.published - published < KILL_AT_OBSERVATION and worker.is_alive():
+            time.sleep(0.01)
+        # what the memory acknowledged of this patrol so far (it stores in batches: wait for one)
+        deadline = time.monotonic() + 5.0
+        while not (acked := stack.records(day)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        before.records |= acked
+        mid_patrol = worker.is_alive()
         t_kill = time.monotonic()
-        restarts = stack.kill(node)
-        outcome.back_seconds = stack.wait_back(node, restarts, t_kill)
+        killed = stack.kill(node)
+        outcome.back_seconds = stack.wait_back(node, killed, t_kill)
         worker.join(180.0)
         outcome.result = done.get("r", "HANG: patrol call never ended")
         outcome.task_seconds = time.monotonic() - t_kill
+        if not mid_patrol:
+            outcome.result += " (the patrol had ended before the kill)"
+        stack.settle()
     else:
+        outcome = Outcome(node, moment, task_id)
         stack.patrol(task_id)
+        stack.settle()
         before = stack.snapshot()
-        text, seconds, t_kill, restarts, _ = stack.run_task(task_id, kill=node)
+        text, seconds, t_kill, killed = stack.run_task(task_id, kill=node)
         outcome.result, outcome.task_seconds = text, seconds
         if t_kill is None:
             outcome.result += " (ended before the first feedback: not killed)"
             outcome.back_seconds = 0.0
         else:
-            outcome.back_seconds = stack.wait_back(node, restarts, t_kill)
+            outcome.back_seconds = stack.wait_back(node, killed, t_kill)
+    outcome.checked = before.counts()
     outcome.lost = stack.lost(before)
     return outcome
 
@@ -257,11 +329,12 @@ def _safe(fn) -> str:
 
 
 def table(outcomes: list[Outcome]) -> str:
-    lines = ["| node | moment | task | outcome | task s | back in s | lost |", "|---|---|---|---|---|---|---|"]
+    lines = ["| node | moment | during | outcome | ends in s | back in s | checked (records/events/keyframes) | lost |",
+             "|---|---|---|---|---|---|---|---|"]
     for o in outcomes:
         back = f"{o.back_seconds:.1f}" if o.back_seconds is not None else "NOT BACK"
         lines.append(f"| {o.node} | {o.moment} | {o.task} | {o.result} | {o.task_seconds:.1f} | {back} | "
-                     f"{', '.join(o.lost) or 'none'} |")
+                     f"{o.checked} | {', '.join(o.lost) or 'none'} |")
     return "\n".join(lines)
 
 
@@ -278,20 +351,23 @@ def main(argv=None) -> int:
     import tempfile
 
     from mnemo_sim.scenario import load_scenario
+    from mnemo_sim.tasks import ordered_tasks
 
     out = args.out or Path(tempfile.mkdtemp(prefix="mnemo_faults_"))
-    tasks = [t.id for t in load_scenario(SCENARIO).tasks]
-    # one task per node (in clock order): the kill during its patrol, then during the task itself
+    tasks = [t.id for t in ordered_tasks(load_scenario(SCENARIO)) if not t.sequence]
+    # per node: the kill during a patrol (a fresh day each), then during a task
     rounds = [(node, moment, tasks[i % len(tasks)]) for i, node in enumerate(args.nodes) for moment in
               sorted(args.moments, key=lambda m: m != "patrol")]
-    stack = FaultStack(out)
+    stack = FaultStack(out, patrol_days=sum(m == "patrol" for _, m, _ in rounds))
     outcomes = []
+    day = FIRST_PATROL_DAY
     try:
         for node, moment, task in rounds:
-            outcome = inject(stack, node, moment, task)
+            outcome = inject(stack, node, moment, task, day)
+            day += moment == "patrol"
             outcomes.append(outcome)
-            print(f"{node} killed during the {moment} of {task}: {outcome.result}; back in {outcome.back_seconds}; "
-                  f"lost: {outcome.lost or 'none'}", flush=True)
+            print(f"{node} killed during {outcome.task}: {outcome.result}; back in {outcome.back_seconds}; "
+                  f"checked {outcome.checked}; lost: {outcome.lost or 'none'}", flush=True)
     finally:
         stack.close()
     print("\n" + table(outcomes))

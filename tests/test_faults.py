@@ -1,5 +1,5 @@
 """Fault injection on the simulated stack (the fast subset; scripts/bench_faults.py kills all
-seven nodes): the memory node SIGKILLed during the first patrol and the scene-graph node in the
+seven nodes): the memory node SIGKILLed during a patrol and the scene-graph node in the
 middle of a RetrieveObject task each come back (respawn) within 30 s, no memory record,
 scene-graph node or event, or keyframe acknowledged before the kill is lost, and the task ends
 with a result within its timeout."""
@@ -18,7 +18,7 @@ spec.loader.exec_module(bench_faults)
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    stack = bench_faults.FaultStack(tmp_path_factory.mktemp("faults"))
+    stack = bench_faults.FaultStack(tmp_path_factory.mktemp("faults"), patrol_days=1)
     try:
         yield stack
     finally:

@@ -29,7 +29,8 @@ from .recall import follow_up_tasks, recall_tasks
 from .taskgen import (Context, Draft, attribute_tasks, class_tasks, clutter_tasks, commonsense_tasks,
                       frequentist_tasks, hidden_tasks, locked_tasks, matching_tasks, spatial_tasks, temporal_tasks)
 
-TASK_START = "18:00"
+TASK_START = "18:00"  # fetch tasks; questions come first, from RECALL_START (after the last patrol)
+RECALL_START = "17:20"
 TASK_SPACING = 120.0  # seconds between task start times
 
 
@@ -145,7 +146,18 @@ def _tasks(ctx: Context, drafts: list[Draft]) -> list[dict]:
         else:
             groups.append([d])
     ctx.rng.shuffle(groups)
-    tasks, t = [], ctx.t
+    # Questions are asked before the robot acts in the home: what it saw while fetching (in an earlier
+    # trial of the same evening) must not change what the question's answer is.
+    day = int(ctx.t // DAY)
+    questions = [g for g in groups if g[0].type == "recall"]
+    others = [g for g in groups if g[0].type != "recall"]
+    tasks = _schedule(cat, ctx, questions, clock(day, RECALL_START), counts)
+    tasks += _schedule(cat, ctx, others, ctx.t, counts)
+    return tasks
+
+
+def _schedule(cat, ctx: Context, groups: list[list[Draft]], t: float, counts: dict[str, int]) -> list[dict]:
+    tasks = []
     for group in groups:
         for d in group:
             key = d.kind or d.family

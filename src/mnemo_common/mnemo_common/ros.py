@@ -335,15 +335,25 @@ def memory_record_to_msg(r: MemoryRecord):
     return _interface_builder("MemoryRecord")(
         id=r.id, stamp=time_to_msg(r.stamp), robot_pose=pose2d_to_msg(r.robot_pose),
         camera_pose=pose3d_to_msg(r.camera_pose), room=r.room, caption=r.caption, labels=list(r.labels),
-        sightings=[sighting_to_msg(s) for s in r.sightings], raw_ref=r.raw_ref, score=float(r.score))
+        sightings=[sighting_to_msg(s) for s in r.sightings], raw_ref=r.raw_ref, score=float(r.score),
+        **memory_record_span_fields(r))
+
+
+def memory_record_span_fields(r: MemoryRecord) -> dict:
+    """The MemoryRecord message fields of compaction and of the matched sighting."""
+    return {"count": int(r.count), "last_stamp": time_to_msg(r.last_stamp or 0.0), "raw_ref_last": r.raw_ref_last,
+            "matched_sighting": int(r.matched_sighting)}
 
 
 def memory_record_from_msg(m) -> MemoryRecord:
     """The message carries no embedding: the record comes back without one."""
+    last = time_from_msg(m.last_stamp)
     return MemoryRecord(id=m.id, stamp=time_from_msg(m.stamp), robot_pose=pose2d_from_msg(m.robot_pose),
                         camera_pose=pose3d_from_msg(m.camera_pose), caption=m.caption, room=m.room,
                         labels=list(m.labels), sightings=[sighting_from_msg(s) for s in m.sightings],
-                        raw_ref=m.raw_ref, score=float(m.score))
+                        raw_ref=m.raw_ref, score=float(m.score), last_stamp=last or None,
+                        count=max(1, int(m.count)), raw_ref_last=m.raw_ref_last,
+                        matched_sighting=int(m.matched_sighting))
 
 
 def detection_to_msg(d: Detection):

@@ -6,7 +6,7 @@ from collections import OrderedDict
 from typing import Iterable
 
 from mnemo_common.ros import (
-    msg_builder, pose2d_to_msg, pose3d_to_msg, sighting_to_msg,
+    memory_record_span_fields, msg_builder, pose2d_to_msg, pose3d_to_msg, sighting_to_msg,
     time_from_msg, time_to_msg,
 )
 from mnemo_common.types import MemoryRecord
@@ -43,7 +43,7 @@ class RecordMsgCache:
         stamp, robot_pose, camera_pose, sightings = parts
         return _record_msg(id=r.id, stamp=stamp, robot_pose=robot_pose, camera_pose=camera_pose, room=r.room,
                            caption=r.caption, labels=list(r.labels), sightings=sightings, raw_ref=r.raw_ref,
-                           score=float(r.score))
+                           score=float(r.score), **memory_record_span_fields(r))
 
     def discard(self, ids: Iterable[str]) -> None:
         with self._lock:

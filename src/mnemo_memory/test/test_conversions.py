@@ -46,3 +46,16 @@ def test_record_msg_cache_fills_scores_and_forgets_rewritten_records():
     for i in range(3):  # bounded
         cache.to_msg(MemoryRecord(id=f"r{i}", stamp=0.0, robot_pose=Pose2D(0, 0, 0), camera_pose=Pose3D((0, 0, 0)), caption=""))
     assert len(cache._parts) == 2
+
+
+def test_span_and_matched_sighting_round_trip_through_both_conversions():
+    r = MemoryRecord(id="run", stamp=100.0, robot_pose=Pose2D(1.0, 2.0, 0.1), camera_pose=Pose3D((1.0, 2.0, 1.2)),
+                     caption="a red mug", sightings=[Sighting("mug", (1.0, 2.0, 0.8))], raw_ref="frames/1.png",
+                     last_stamp=86500.5, count=42, raw_ref_last="frames/42.png", matched_sighting=0)
+    for msg in (record_to_msg(r), RecordMsgCache().to_msg(r)):
+        back = record_from_msg(msg)
+        assert (back.span, back.count, back.raw_ref_last, back.matched_sighting) == (
+            (100.0, 86500.5), 42, "frames/42.png", 0)
+    single = record_from_msg(record_to_msg(MemoryRecord(id="one", stamp=5.0, robot_pose=Pose2D(0, 0, 0),
+                                                        camera_pose=Pose3D((0, 0, 0)), caption="")))
+    assert (single.last_stamp, single.count, single.matched_sighting) == (None, 1, -1)

@@ -260,7 +260,16 @@ def run_qa(scenario: Any, seed: Optional[int] = 0, perceiver: Any = None, memory
     ends = [segment.end_t for segment in scenario.patrol]
     questions = generate_questions(scenario, truth, ends, {f.id: f.label for f in scenario.fixtures})
     # the system: patrol by patrol into memory and the scene graph, answering what is due
+    own = memory is None
     stack = BenchStack(scenario, METHODS["full"], seed, memory=memory or make_memory(), perceiver=perceiver)
+    try:
+        return _ask(stack, questions, ends, scenario)
+    finally:
+        if own and stack.memory is not None:
+            stack.memory.close()
+
+
+def _ask(stack: Any, questions: list, ends: list[float], scenario: Any) -> list[QaRow]:
     rows: list[QaRow] = []
     for end in ends:
         stack.patrol(end)

@@ -23,6 +23,7 @@ from mnemo_sim.tasks import ordered_tasks  # the one task order, shared with `mn
 from mnemo_bench.methods import Method
 
 
+_MEMORY_LISTING = re.compile(r"^(search_memory\w*\(.*?\) -> ok: \d+ records):.*$")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -58,10 +59,12 @@ class TaskRow:
         return asdict(self)
 
     def outcome_key(self) -> tuple:
-        """Everything but wall time and memory record ids (random UUIDs): equal for runs of the same seed."""
+        """Everything but wall time and which records a memory search listed: equal for runs of the same
+        seed. (Records are random UUIDs, and the engine's approximate index may return a different
+        one of several records that score alike; the decisions taken must not differ.)"""
         d = self.to_dict()
         d.pop("wall_time")
-        d["trace"] = [_UUID.sub("<record>", step) for step in d["trace"]]
+        d["trace"] = [_MEMORY_LISTING.sub(r"\1", _UUID.sub("<record>", step)) for step in d["trace"]]
         return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in d.items())
 
 
@@ -71,14 +74,22 @@ def task_seed(seed: int, scenario: str, task_id: str, method: str) -> int:
 
 
 def make_memory() -> Any:
-    """A fresh in-process long-term memory (mnemo_memory over qdrant-client's local mode in RAM),
-    or None when mnemo_memory is not importable."""
+    """A fresh in-process long-term memory: mnemo_memory over Qdrant's embedded engine (the
+    deployment default) in a temporary directory removed at exit, or None when mnemo_memory is not
+    importable. (qdrant-client's local mode evaluates filters in Python: every task's memory query is
+    filtered by the task's start clock, and it made the memory the benchmark's largest cost.)"""
     try:
         from mnemo_common.embedding import get_embedder
         from mnemo_memory.service import MemoryService
     except ImportError:
         return None
-    return MemoryService.open(get_embedder(), url=":memory:", collection="bench")
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="mnemo_bench_memory_")
+    atexit.register(shutil.rmtree, folder, True)
+    return MemoryService.open(get_embedder(), data_dir=folder)
 
 
 class BenchStack(InProcessStack):
@@ -265,10 +276,14 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
             for method in methods:
                 memory = make_memory() if method.needs_memory else None
                 stack = BenchStack(sc, method, seed, memory=memory, perceiver=perceiver, graph_cache=graph_cache)
-                for task in tasks:
-                    policy = method.make_policy(task_seed(seed, sc.name, task.id, method.name))
-                    rows.append(stack.run_row(task, policy))
-                    bar.step(f"{sc.name} {method.name} {task.id}")
+                try:
+                    for task in tasks:
+                        policy = method.make_policy(task_seed(seed, sc.name, task.id, method.name))
+                        rows.append(stack.run_row(task, policy))
+                        bar.step(f"{sc.name} {method.name} {task.id}")
+                finally:
+                    if memory is not None:
+                        memory.close()
             if qa:
                 from mnemo_bench.qa import run_qa
 
@@ -280,7 +295,7 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
     meta = {"seed": seed, "perception": perception, "methods": [m.name for m in methods],
             "scenarios": [sc.name for sc in scenarios], "tasks": sum(len(t) for _, t in plan),
             "seconds": round(time.perf_counter() - t0, 2),
-            "memory": "mnemo_memory (qdrant local mode)" if make_memory_available() else "none (mnemo_memory missing)"}
+            "memory": "mnemo_memory (Qdrant embedded engine)" if make_memory_available() else "none (mnemo_memory missing)"}
     return SuiteResult(rows, qa_rows, meta)
 
 

@@ -132,6 +132,9 @@ class InProcessToolbox:
             raise MnemoError(3, "long-term memory is not available")
 
     def _records(self, records: list[MemoryRecord]) -> ToolOutcome:
+        # Records that score alike (the same caption at other times) come newest first: an approximate
+        # index returns ties in no particular order, and runs of one seed must not differ.
+        records = sorted(records, key=lambda r: (-round(float(getattr(r, "score", 0.0) or 0.0), 4), -r.stamp, r.id))
         return ToolOutcome(True, describe_records(records), {"records": records})
 
     def _search_memory(self, text: str, k: int = 5, **kw: Any) -> ToolOutcome:

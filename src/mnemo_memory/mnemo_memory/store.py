@@ -184,8 +184,8 @@ class Conditions:
         of a compacted record started before the range and lasting into it. Backends translate them."""
         stamp = [("stamp", op, v) for op, v in (("gte", self.stamp_gte), ("lte", self.stamp_lte), ("lt", self.stamp_lt))
                  if v is not None]
-        if self.merged_only:  # only compacted records carry "last"
-            return stamp + [("last", "gte", self.last_gte if self.last_gte is not None else -math.inf)], []
+        if self.merged_only:  # only compacted records carry "last" (covering() sets last_gte)
+            return stamp + [("last", "gte", self.last_gte)], []
         if not (self.spanning and self.stamp_gte is not None):
             return stamp, []
         return stamp, [("last", "gte", self.stamp_gte), *[c for c in stamp if c[1] != "gte"]]

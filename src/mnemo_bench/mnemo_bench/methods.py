@@ -10,6 +10,8 @@ and which parts of memory the toolbox lets it use (``mnemo_planner.inprocess.Abl
 - ``TR+S`` (STAR): temporal retrieval from long-term memory only (no scene graph) and one attempt.
 - ``full``: the planner's offline policy with memory, scene graph, interaction analysis and
   spatial search (replanning over every plausible place).
+- ``general`` (not in the default suite): the planner's general policy (``mnemo_planner.policy``), being
+  developed to replace the offline policy; same tools as ``full``.
 - ``SG``, ``SG+IA``, ``SG+KF``, ``SG+IA+KF`` (MessyMem's ablations): the offline policy with the
   scene graph (no long-term vector memory), with or without the interaction analyzer (IA) and the
   keyframe memory (KF). The offline policy never asks for keyframes (only the LLM policy does), so
@@ -120,6 +122,12 @@ def _offline(use_memory: bool, use_scene_graph: bool) -> Callable[[int], Offline
     return make
 
 
+def _general(seed: int) -> Any:
+    from mnemo_planner.policy import GeneralPolicy
+
+    return GeneralPolicy()
+
+
 def _single(make: Callable[[int], Any]) -> Callable[[int], SingleAttempt]:
     return lambda seed: SingleAttempt(make(seed))
 
@@ -139,6 +147,10 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     Method("full", "offline policy: memory + scene graph + interaction analysis + spatial search",
            Ablation(use_memory=True, use_scene_graph=True, use_interaction_analysis=True, use_keyframes=True),
            _offline(use_memory=True, use_scene_graph=True), True),
+    Method("general", "the general policy in development (typed request, grounding by meaning over every "
+           "attribute, evidence-ranked places, answers from sightings): memory + scene graph + interaction analysis",
+           Ablation(use_memory=True, use_scene_graph=True, use_interaction_analysis=True, use_keyframes=True),
+           _general, True),
     Method("SG", "scene graph only, with spatial search (MessyMem ablation)",
            _graph_only(ia=False, kf=False), _offline(use_memory=False, use_scene_graph=True), False),
     Method("SG+IA", "scene graph + interaction analyzer (MessyMem ablation)",

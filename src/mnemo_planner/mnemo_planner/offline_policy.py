@@ -38,6 +38,7 @@ from mnemo_planner.language import (
     INTENT_FETCH, INTENT_LOCATE, INTENT_RECALL, ParsedInstruction, covered_words, match_phrase, normal,
     parse_instruction, singular,
 )
+from mnemo_planner.dialogue import DialogueContext  # noqa: F401 (re-exported)
 from mnemo_planner.loop import PolicyInput, WorkingEntry
 from mnemo_planner.tools import Action
 
@@ -63,25 +64,6 @@ def fixture_class(fixture_id: str) -> str:
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
     return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
-
-
-@dataclass
-class DialogueContext:
-    """The conversation so far, shared by the policies of consecutive tasks (the planner node and
-    the in-process stack keep one): the previous request, the containers it searched in, and what
-    it explored, so a follow-up continues where the previous one searched."""
-
-    window: float = 1200.0  # s: a request this soon after the previous one may continue it
-    last: Optional[dict] = None
-
-    def remember(self, **state: Any) -> None:
-        self.last = dict(state)
-
-    def recent(self, now: float) -> Optional[dict]:
-        if self.last is None:
-            return None
-        gap = now - float(self.last.get("start", -1e18))
-        return self.last if 0.0 <= gap <= self.window else None
 
 
 @dataclass

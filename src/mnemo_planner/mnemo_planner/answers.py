@@ -1,0 +1,126 @@
+"""Answers to recall questions, built from structured sightings (never from the question's words):
+where and when a thing was last seen (fixture, room, time), what was with it, which of two it was,
+how many were seen, what stood at a place. ``answer(...) -> str``.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from mnemo_planner import request as rq
+from mnemo_planner.beliefs import Beliefs, Entity, Sighting
+from mnemo_planner.calendar import Calendar
+from mnemo_planner.grounding import Grounding, Similarity, norm, word_in_values
+
+
+def _a(label: str) -> str:
+    return ("an " if label[:1] in "aeiou" else "a ") + label
+
+
+def _listing(labels: Sequence[str]) -> str:
+    items = [_a(x) for x in dict.fromkeys(labels)]
+    if len(items) <= 1:
+        return items[0] if items else "nothing"
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class Answerer:
+    def __init__(self, beliefs: Beliefs, sim: Similarity, calendar: Calendar, now: float) -> None:
+        self.b, self.sim, self.cal, self.now = beliefs, sim, calendar, now
+
+    def where(self, s: Sighting) -> str:
+        f = self.b.fixtures.get(s.support)
+        room = (f.room if f is not None else "") or s.room
+        relation = "in" if f is not None and f.container else "on"
+        return f"{relation} the {self.b.fixture_label(s.support)}" + (f" in the {room.replace('_', ' ')}" if room else "")
+
+    def _window(self, req: rq.Request) -> tuple[float, float]:
+        return req.window if req.window is not None else (float("-inf"), self.now)
+
+    def _at_place(self, e: Entity, g: Grounding, since: float, until: float) -> list[Sighting]:
+        out = []
+        for s in e.sightings:
+            if s.until < since or s.since > until or not s.support:
+                continue
+            if g.fixtures and s.support not in g.fixtures:
+                continue
+            if g.rooms and not g.fixtures:
+                room = (self.b.fixtures[s.support].room if s.support in self.b.fixtures else "") or s.room
+                if room not in g.rooms:
+                    continue
+            out.append(s)
+        return out
+
+    def answer(self, req: rq.Request, g: Grounding, ranked: list[Entity]) -> str:
+        since, until = self._window(req)
+        kind = req.kind
+        if kind == rq.COUNT:
+            return self.count(req, g, since, until)
+        if kind == rq.ATTRIBUTE and ranked:
+            return self.attribute(req, ranked[0])
+        if kind == rq.WHAT_AT or (not ranked and (g.fixtures or g.rooms) and kind != rq.WHICH):
+            return self.what_at(g, since, until)
+        if kind == rq.WHICH:
+            return self.which(req, g, ranked, since, until)
+        if not ranked:
+            return "I have not seen it" + (f" {req.time_words}" if req.time_words else "") + "."
+        e = ranked[0]
+        seen = self._at_place(e, g, since, until) if (g.fixtures or g.rooms) and kind == rq.WITH else \
+            [s for s in e.sightings if s.support and s.since <= until and s.until >= since]
+        last: Optional[Sighting] = max(seen, key=lambda s: min(s.until, until)) if seen else e.last_place(self.now)
+        if last is None:
+            return f"I have not seen the {e.label}."
+        t = min(last.until, until, self.now)
+        if kind == rq.WITH:
+            mates = [o.label for o in self.b.together(e, last) if o.label != e.label] or \
+                [o.label for o in self.b.together(e, last)]
+            return f"With the {e.label} {self.where(last)} there was {_listing(mates)} ({self.cal.describe(t, self.now)})."
+        if kind == rq.WHEN:
+            return f"I last saw the {e.label} {self.cal.describe(t, self.now)}, {self.where(last)}."
+        if kind == rq.SEEN:
+            if seen:
+                return f"Yes: I saw the {e.label} {self.where(last)} {self.cal.describe(t, self.now)}."
+            return f"No, not {req.time_words or 'then'}; I last saw the {e.label} {self.where(last)} " \
+                   f"{self.cal.describe(t, self.now)}."
+        return f"I last saw the {e.label} {self.where(last)}, {self.cal.describe(t, self.now)}."
+
+    def attribute(self, req: rq.Request, e: Entity) -> str:
+        """"What colour is the umbrella": the value of the attribute whose name is nearest the word asked."""
+        keys = [k for k in e.attributes if k != "owner"]
+        if not keys:
+            return f"I do not know the {req.asks} of the {e.label}."
+        sims = self.sim.matrix([req.asks], keys)[0]
+        key = keys[int(sims.argmax())]
+        return f"The {e.label}'s {key} is {e.attributes[key]}."
+
+    def which(self, req: rq.Request, g: Grounding, ranked: list[Entity], since: float, until: float) -> str:
+        """Of the options ("the red one or the blue one"), the one seen at the place in the window."""
+        scored = []
+        for option in req.options:
+            words = [w for w in norm(option).split() if w]
+            for e in ranked:
+                values = [norm(str(v)) for v in e.attributes.values()]
+                if words and all(word_in_values(self.sim, w, values) for w in words):
+                    hits = self._at_place(e, g, since, until)
+                    scored.append((len(hits), max((s.until for s in hits), default=float("-inf")), option, e))
+        if not scored:
+            return "I cannot tell which one."
+        n, _, option, e = max(scored, key=lambda x: (x[0], x[1]))
+        if n == 0:
+            return "I did not see either of them there then."
+        return f"The {option} one ({e.label})."
+
+    def count(self, req: rq.Request, g: Grounding, since: float, until: float) -> str:
+        labels = set(g.labels[:1]) | {lab for lab, sc in g.label_scores.items() if sc >= 0.99}
+        found = [e for e in self.b.entities.values() if e.label in labels and self._at_place(e, g, since, until)]
+        where = f" in the {g.rooms[0].replace('_', ' ')}" if g.rooms else \
+            (f" on the {self.b.fixture_label(g.fixtures[0])}" if g.fixtures else "")
+        label = next(iter(labels), "of them")
+        return f"I saw {len(found)} {label}{'' if len(found) == 1 else 's'}{where}."
+
+    def what_at(self, g: Grounding, since: float, until: float) -> str:
+        found = [e for e in self.b.entities.values() if self._at_place(e, g, since, until)]
+        place = f"the {self.b.fixture_label(g.fixtures[0])}" if g.fixtures else \
+            (f"the {g.rooms[0].replace('_', ' ')}" if g.rooms else "there")
+        if not found:
+            return f"I did not see anything at {place} then."
+        return f"At {place} I saw {_listing([e.label for e in found])}."

@@ -1,0 +1,232 @@
+"""Grounding a request in what the robot has seen: which labels its words name, which fixtures and
+rooms its place words name, and how well each known thing fits the whole description (its label,
+every attribute, owner, quoted text, exclusions, place, time and habit).
+
+Words meet labels and values three ways: the same word (plural-insensitive), the same head noun
+("long level" ~ "spirit level"), or the embedding model's similarity. No list of object words.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Optional, Sequence
+
+import numpy as np
+
+from mnemo_planner.beliefs import Beliefs, Entity
+from mnemo_planner.request import STOPWORDS, Request, content_words, one_edit
+
+NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
+HEAD = 0.9  # score of a shared head noun
+VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
+NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
+ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def norm(phrase: str) -> str:
+    return " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", phrase.lower().replace("_", " ")))
+
+
+def spans(words: Sequence[str], longest: int = 4) -> list[str]:
+    out = []
+    for i in range(len(words)):
+        for j in range(i + 1, min(len(words), i + longest) + 1):
+            out.append(" ".join(words[i:j]))
+    return out
+
+
+class Similarity:
+    """Cosine similarity of short texts through the embedding model, cached."""
+
+    def __init__(self, embedder) -> None:
+        self.embedder = embedder
+        self._cache: dict[str, np.ndarray] = {}
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            for t, v in zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32)):
+                self._cache[t] = v
+        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1), np.float32)
+
+    def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        if not a or not b:
+            return np.zeros((len(a), len(b)), np.float32)
+        return self.vectors(a) @ self.vectors(b).T
+
+
+def lexical(span: str, label: str) -> float:
+    s, lab = norm(span).split(), norm(label).split()
+    if not s or not lab:
+        return 0.0
+    if s == lab:
+        return 1.0
+    if s[-1] == lab[-1] or (len(lab) == 1 and lab[0] in s) or (len(s) == 1 and s[0] == lab[-1]):
+        return HEAD
+    if len(s) == len(lab) and all(one_edit(a, b) or a == b for a, b in zip(s, lab)) and sum(len(a) for a in s) >= 5:
+        return 0.95  # a slip of the keyboard
+    return 0.0
+
+
+@dataclass
+class LabelMatch:
+    label: str
+    score: float
+    span: str
+
+
+def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str]) -> list[LabelMatch]:
+    """Each label with the best-matching span of ``words`` (spans end in a content word)."""
+    cands = [s for s in spans(list(words)) if s.split()[-1] not in STOPWORDS]
+    labels = [lab for lab in dict.fromkeys(labels) if lab]
+    if not cands or not labels:
+        return []
+    sims = sim.matrix(cands, [norm(lab) for lab in labels])
+    out = []
+    for j, lab in enumerate(labels):
+        best = LabelMatch(lab, 0.0, "")
+        for i, c in enumerate(cands):
+            score = max(lexical(c, lab), float(sims[i, j]))
+            if score > best.score or (score == best.score and len(c) > len(best.span)):
+                best = LabelMatch(lab, score, c)
+        out.append(best)
+    return sorted(out, key=lambda m: (-m.score, m.label))
+
+
+@dataclass
+class Grounding:
+    """What a request's words name."""
+
+    labels: list[str] = field(default_factory=list)  # object labels the thing may have (best first)
+    label_scores: dict[str, float] = field(default_factory=dict)
+    span: str = ""  # the words that named the label
+    modifiers: list[str] = field(default_factory=list)  # the other content words (attributes, maybe)
+    adjacent: list[str] = field(default_factory=list)  # words right before the label's words: they qualify it
+    fixtures: list[str] = field(default_factory=list)  # fixture ids the place words name
+    rooms: list[str] = field(default_factory=list)
+    scope: list[str] = field(default_factory=list)  # fixtures of the search scope
+    need: str = ""  # when no label is named: the words that describe the thing or the need
+    named: str = ""  # ... and the thing's own name when the request names one the robot has not seen
+    reference: Optional[Entity] = None  # "one like the mug on the desk": that mug
+
+
+def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[str], list[str]]:
+    """Fixture ids and rooms a place phrase names ("the desk in the office", "the kitchen")."""
+    words = content_words(phrase)
+    if not words:
+        return [], []
+    rooms = sorted({f.room for f in beliefs.fixtures.values() if f.room} | {e.room for e in beliefs.entities.values() if e.room})
+    room_names = {r.replace("_", " "): r for r in rooms}
+    rm = [m for m in match_labels(sim, words, list(room_names)) if m.score >= NAMED]
+    chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - 1e-6] if rm else []
+    room_words = set(rm[0].span.split()) if rm else set()
+    rest = [w for w in words if w not in room_words]
+    fixtures: list[str] = []
+    if rest:
+        labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
+        fm = match_labels(sim, rest, labels)
+        if fm and fm[0].score >= NAMED:
+            top = [m.label for m in fm if m.score >= fm[0].score - 0.02]
+            fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
+                        and (not chosen_rooms or beliefs.fixtures[fid].room in chosen_rooms or not beliefs.fixtures[fid].room)]
+            color = [w for w in rest if w not in fm[0].span.split()]
+            if len(fixtures) > 1 and color:  # "the white cabinet": a fixture's own attribute words
+                by_attr = [fid for fid in fixtures if any(w in norm(beliefs.fixtures[fid].label) for w in color)]
+                fixtures = by_attr or fixtures
+    return fixtures, chosen_rooms
+
+
+def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
+    g = Grounding()
+    words = list(req.words)
+    if req.kind == "with" or req.match:  # "what was next to X on Y", "like the X on Y": X may sit in the place slot
+        words += content_words(req.place)
+    labels = beliefs.labels()
+    matches = match_labels(sim, words, labels)
+    if matches and matches[0].score >= NAMED:
+        top = matches[0].score
+        keep = [m for m in matches if m.score >= max(NAMED, top - 0.03)]
+        g.labels = [m.label for m in keep]
+        g.label_scores = {m.label: m.score for m in keep}
+        g.span = matches[0].span
+    used = set(g.span.split())
+    place_words = set(content_words(req.place)) if g.span and not set(g.span.split()) & set(content_words(req.place)) else set()
+    g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in
+                   {singular(x) for lab in g.labels[:1] for x in norm(lab).split()}]
+    if g.span:
+        before = req.phrase.split(g.span.split()[0])[0].split() if g.span.split()[0] in req.phrase else []
+        for w in reversed(before[-2:]):
+            w = w.strip(",.!?'")
+            if w in STOPWORDS or not w:
+                break
+            if w not in g.span.split():
+                g.adjacent.append(w)
+    if req.place:
+        g.fixtures, g.rooms = ground_place(sim, beliefs, req.place)
+    if not g.fixtures and not g.rooms and req.kind in ("with", "what_at", "count"):
+        g.fixtures, g.rooms = ground_place(sim, beliefs, " ".join(w for w in req.words if w not in used))
+    if req.scope:
+        g.scope, scope_rooms = ground_place(sim, beliefs, req.scope)
+        if not g.scope and scope_rooms:
+            g.scope = [fid for fid, f in beliefs.fixtures.items() if f.room in scope_rooms]
+    if not g.labels:
+        g.need = " ".join(req.words) or req.phrase
+        g.named = req.named
+    return g
+
+
+# -- how well a known thing fits ------------------------------------------------------------------
+
+def _values(e: Entity) -> list[str]:
+    return [norm(str(v)) for k, v in e.attributes.items() if k != "owner"]
+
+
+def word_in_values(sim: Similarity, word: str, values: Sequence[str]) -> bool:
+    w = singular(word)
+    if any(w == v or w in v.split() for v in values):
+        return True
+    if not values or len(w) < 3:
+        return False
+    return float(sim.matrix([w], list(values)).max()) >= VALUE
+
+
+def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, siblings: Sequence[Entity]) -> float:
+    """How well the entity fits every word and constraint of the request (higher is better; below 0
+    means a stated attribute, owner, quoted text or exclusion contradicts it)."""
+    score = g.label_scores.get(e.label, 0.0)
+    values = _values(e)
+    sibling_values = [_values(s) for s in siblings if s.key != e.key]
+    for w in g.modifiers:
+        mine = word_in_values(sim, w, values)
+        theirs = any(word_in_values(sim, w, v) for v in sibling_values)
+        if mine:
+            score += 1.0
+        elif theirs:
+            score -= 2.0  # the word tells instances apart, and names another one
+    for w in g.adjacent:  # "a stemmed glass" is not the reading glasses, whatever else they share
+        if w not in g.modifiers or not word_in_values(sim, w, values + [norm(e.attributes.get("owner", ""))]):
+            score -= ADJACENT
+    for q in req.quoted:
+        have = any(norm(q) in v or v in norm(q) for v in values if v)
+        score += 2.0 if have else -3.0
+    if req.owner:
+        owner = e.attributes.get("owner", "").lower()
+        if owner == req.owner:
+            score += 2.0
+        elif owner or any(s.attributes.get("owner", "").lower() == req.owner for s in siblings):
+            score -= 3.0
+    for w in req.excluded:
+        if word_in_values(sim, w, values):
+            score -= 5.0
+    return score

@@ -1,0 +1,318 @@
+"""The general offline policy: a small explicit state machine over typed beliefs.
+
+Each task: SURVEY (the scene graph, when there is one) -> RECALL (memory, when the request needs the
+past or there is no graph) -> ANSWER (recall questions, from structured sightings) or ACT: for each
+place in turn (a known thing's place, then plausible unexplored ones) NAVIGATE -> OPEN (containers)
+-> LOOK (detect, or peek inside) -> PICK what fits, or stop there when only finding was asked.
+A direct PICK replaces the look when memory places the very thing on that surface.
+
+Decisions read typed tool data only (``outcome`` codes, ``learned`` properties, detections, nodes,
+records); the outcome text is for people and language models.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from mnemo_common.skill_codes import SkillCode
+
+from mnemo_planner import request as rq
+from mnemo_planner.answers import Answerer
+from mnemo_planner.beliefs import Beliefs, Entity, get
+from mnemo_planner.calendar import Calendar
+from mnemo_planner.dialogue import DialogueContext
+from mnemo_planner.grounding import NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels
+from mnemo_planner.hypotheses import FIT, Place, entity_places, fit_of, is_container, rank_entities, search_places
+from mnemo_planner.loop import PolicyInput, WorkingEntry
+from mnemo_planner.tools import Action
+
+OPEN_TRIES = 2  # attempts on one handle before giving up on it (a lock the analyzer names ends it at once)
+OPEN_FRESH = 120.0  # s: a container seen open this recently is believed still open
+
+
+@dataclass
+class TaskState:
+    req: rq.Request
+    now: float
+    seen: int = 0
+    surveyed: bool = False
+    memory_asked: int = 0
+    grounded: bool = False
+    g: Grounding = field(default_factory=Grounding)
+    ranked: list = field(default_factory=list)  # (fit, Entity)
+    places: list = field(default_factory=list)
+    planned: bool = False
+    at: str = ""
+    here: Optional[tuple] = None
+    explored: set = field(default_factory=set)
+    locked: set = field(default_factory=set)
+    opened: set = field(default_factory=set)
+    open_tries: Counter = field(default_factory=Counter)
+    looked: bool = False
+    inside: bool = False
+    visible: list = field(default_factory=list)
+    current: Optional[Place] = None
+    holding: bool = False
+    no_place: set = field(default_factory=set)  # fixtures where putting down failed
+    closed: set = field(default_factory=set)  # containers found closed in this task
+    failed: set = field(default_factory=set)  # (entity key, fixture) picks that found nothing
+    target: str = ""  # the entity the request settled on
+
+
+class GeneralPolicy:
+    def __init__(self, embedder: Any = None, use_scene_graph: bool = True, use_memory: bool = True,
+                 context: Optional[DialogueContext] = None, calendar: Optional[Calendar] = None) -> None:
+        self._embedder = embedder
+        self.use_scene_graph, self.use_memory = use_scene_graph, use_memory
+        self.context = context
+        self.calendar = calendar or Calendar.simulator()
+        self.beliefs = Beliefs()
+        self._t: Optional[TaskState] = None
+        self._key: Optional[tuple] = None
+        self._previous: Optional[dict] = None
+        self._sim: Optional[Similarity] = None
+
+    @property
+    def sim(self) -> Similarity:
+        if self._sim is None:
+            if self._embedder is None:
+                from mnemo_common.embedding import get_embedder
+
+                self._embedder = get_embedder()
+            self._sim = Similarity(self._embedder)
+        return self._sim
+
+    # -- the policy interface --------------------------------------------------------------
+    def decide(self, state: PolicyInput) -> Action:
+        key = (state.instruction, state.now, state.budget)
+        if self._t is None or self._key != key or not state.history:
+            self._t = TaskState(rq.parse(state.instruction, state.now, self.calendar), state.now)
+            self._key, self.beliefs = key, Beliefs()
+            self._previous = self.context.recent(state.now) if self.context is not None else None
+        t = self._t
+        for entry in state.history[t.seen:]:
+            self._absorb(t, entry)
+        t.seen = len(state.history)
+        action = self._next(t, state.remaining)
+        self._remember(t)
+        return action
+
+    def _remember(self, t: TaskState) -> None:
+        if self.context is None:
+            return
+        e = self.beliefs.entities.get(t.target)
+        prev = self._previous or {}
+        scope = t.g.scope or (prev.get("scope", []) if not t.g.fixtures else [])
+        self.context.remember(start=t.now, target=t.target, label=e.label if e else prev.get("label", ""),
+                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked))
+
+    # -- reading outcomes ----------------------------------------------------------------------
+    def _absorb(self, t: TaskState, entry: WorkingEntry) -> None:
+        tool, args, out = entry.action.tool, entry.action.arguments, entry.outcome
+        data = out.data or {}
+        code = int(data.get("outcome", 0) or 0)
+        target = str(args.get("target", ""))
+        if code == SkillCode.GRIPPER_OCCUPIED:
+            t.holding = True
+        if tool == "query_scene_graph":
+            t.surveyed = True
+            if out.ok:
+                self.beliefs.add_nodes(data.get("nodes", []))
+                t.grounded = False
+                for fid, f in self.beliefs.fixtures.items():
+                    if f.locked:
+                        t.locked.add(fid)
+        elif tool.startswith("search_memory"):
+            t.memory_asked += 1
+            if out.ok:
+                self.beliefs.add_records(data.get("records", []))
+                t.grounded = False
+        elif tool == "navigate":
+            t.at = str(data.get("at_fixture", "")) if out.ok else ""
+            pose = data.get("robot_pose") if out.ok else None
+            t.here = tuple(pose) if pose else None
+            t.looked, t.visible = False, []
+        elif tool == "open":
+            learned = data.get("learned", {}) or {}
+            if out.ok:
+                t.opened.add(target)
+            elif str(learned.get("locked", "")).lower() == "true" or data.get("locked"):
+                t.locked.add(target)
+            elif code == SkillCode.NOT_OPENABLE and target in self.beliefs.fixtures:
+                self.beliefs.fixtures[target].container = False
+            elif code == SkillCode.NOT_AT_FIXTURE:
+                t.at = ""
+            else:
+                t.open_tries[target] += 1
+        elif tool in ("detect", "peek"):
+            if out.ok:
+                dets = data.get("detections" if tool == "detect" else "contents", []) or []
+                t.visible = self.beliefs.add_detections(dets, t.at, t.now, inside=tool == "peek")
+                t.looked, t.inside = True, tool == "peek"
+                t.failed -= {(e.key, t.at) for e in t.visible}  # in view now: a grasp may work
+            elif code == SkillCode.CONTAINER_CLOSED:
+                t.opened.discard(target)
+                t.closed.add(target)
+        elif tool == "pick" and not out.ok:
+            if code == SkillCode.OUT_OF_REACH and data.get("reachable_from"):
+                t.current = Place(str(data["reachable_from"]), target, "the arm saw it there")
+            else:
+                t.failed.add((target, t.at))
+        elif tool == "pick":
+            t.target = str(data.get("picked_id", "")) or target
+        elif tool == "place":
+            if out.ok or code == SkillCode.GRIPPER_EMPTY:
+                t.holding = False
+            else:
+                t.no_place.add(target)
+
+    # -- deciding ------------------------------------------------------------------------------
+    def _ground(self, t: TaskState) -> None:
+        if t.grounded:
+            return
+        t.g = ground(self.sim, self.beliefs, t.req)
+        prev = self._previous or {}
+        if not t.g.scope and not t.g.fixtures and prev.get("scope"):
+            t.g.scope = [f for f in prev["scope"] if f in self.beliefs.fixtures]  # a follow-up searches on
+        if prev:
+            t.locked |= set(prev.get("locked", []))
+        t.ranked = rank_entities(self.sim, self.beliefs, t.req, t.g, prev)
+        t.grounded, t.planned = True, False
+
+    def _next(self, t: TaskState, remaining: int) -> Action:
+        req = t.req
+        if self.use_scene_graph and not t.surveyed:
+            return Action("query_scene_graph", {"include_stale": True})
+        self._ground(t)
+        wants_past = req.intent == rq.RECALL or req.window is not None or req.habit or not self.use_scene_graph
+        if self.use_memory and t.memory_asked == 0 and wants_past and remaining > 2:
+            return self._memory_query(t)
+        if req.intent == rq.RECALL:
+            answer = Answerer(self.beliefs, self.sim, self.calendar, t.now).answer(req, t.g, [e for _, e in t.ranked])
+            if t.ranked:
+                t.target = t.ranked[0][1].key
+            return Action("answer", {"text": answer})
+        return self._act(t, remaining)
+
+    def _memory_query(self, t: TaskState) -> Action:
+        text = " ".join(t.g.labels[:1]) or t.g.need or t.req.phrase or t.req.text
+        args: dict[str, Any] = {"text": text, "k": 50}
+        if t.req.window is not None:
+            args["since"], args["until"] = float(t.req.window[0]), float(t.req.window[1])
+        if t.g.labels:
+            args["labels"] = list(t.g.labels)
+        return Action("search_memory", args)
+
+    def _plan(self, t: TaskState) -> list[Place]:
+        places: list[Place] = []
+        for _, e in t.ranked[:4]:
+            places += entity_places(self.beliefs, e, t.locked)
+        thing = t.g.labels[0] if t.g.labels else (t.g.need or t.req.phrase)
+        last = max((e.last_seen for _, e in t.ranked), default=None)
+        skip = t.locked | {p.fixture for p in places}
+        places += search_places(self.sim, self.beliefs, thing, t.g, skip, t.here, last, t.g.scope)
+        return places
+
+    def _fits(self, t: TaskState, e: Entity) -> float:
+        """How well a thing in view fits the request (0: not the one)."""
+        if t.ranked:
+            keys = {x.key: fit for fit, x in t.ranked}
+            if e.key in keys:
+                return 10.0 + keys[e.key]
+            if t.req.pronoun or t.req.other or t.req.match or e.label not in t.g.labels:
+                return 0.0
+            fit = fit_of(self.sim, self.beliefs, t.req, t.g, e)  # a thing first seen now, judged alike
+            return fit if fit >= FIT else 0.0
+        return self._label_fit(t, e)
+
+    def _label_fit(self, t: TaskState, e: Entity) -> float:
+        g = t.g
+        if g.labels:
+            score = g.label_scores.get(e.label, 0.0)
+            if not score:
+                m = match_labels(self.sim, list(t.req.words), [e.label])
+                score = m[0].score if m and m[0].score >= NAMED else 0.0
+        elif g.named:  # a thing never seen, asked for by name: the name must fit what is in view
+            m = match_labels(self.sim, g.named.split(), [e.label])
+            score = m[0].score if m and m[0].score >= NAMED else 0.0
+        elif g.need:  # the thing in view that best answers the need, if any answers it at all
+            sims = self.sim.matrix([g.need], [x.text() for x in t.visible])[0]
+            score = float(self.sim.matrix([g.need], [e.text()])[0, 0])
+            score = score if score >= NEED and score >= float(sims.max()) - 1e-6 else 0.0
+        else:
+            return 0.0
+        if not score:
+            return 0.0
+        siblings = [x for x in self.beliefs.entities.values() if x.label == e.label]
+        fit = describe_fit(self.sim, Grounding(labels=[e.label], label_scores={e.label: score},
+                                               modifiers=g.modifiers), t.req, e, siblings)
+        return fit if fit >= min(FIT, score) else 0.0
+
+    def _act(self, t: TaskState, remaining: int) -> Action:
+        req = t.req
+        if t.holding:
+            action = self._put_down(t)
+            if action is not None:
+                return action
+        if t.looked and t.visible:
+            best = max(((self._fits(t, e), i, e) for i, e in enumerate(t.visible)), key=lambda x: (x[0], -x[1]))
+            if best[0] > 0 and (best[2].key, t.at) not in t.failed:
+                e = best[2]
+                if e.support and e.support != t.at and e.support in self.beliefs.fixtures:
+                    t.current, t.looked, t.visible = Place(e.support, e.key, "seen there"), False, []
+                    return Action("navigate", {"target": e.support})
+                t.target = e.key
+                if req.intent == rq.LOCATE:
+                    return Action("done", {"success": True, "reason": f"found the {e.label} at {t.at}"})
+                return Action("pick", {"target": e.key})
+        if remaining <= 1:
+            return Action("done", {"success": False, "reason": "the budget ran out before the object was found"})
+        place = t.current
+        if place is not None and (place.fixture in t.locked or place.fixture in t.explored
+                                  or t.open_tries[place.fixture] >= OPEN_TRIES):
+            place = None
+        if place is None:
+            if not t.planned:
+                t.places, t.planned = self._plan(t), True
+            place = next((p for p in t.places if p.fixture not in t.explored and p.fixture not in t.locked
+                          and t.open_tries[p.fixture] < OPEN_TRIES), None)
+            t.current = place
+        if place is None:
+            return Action("done", {"success": False, "reason": "searched every plausible place"})
+        if t.at != place.fixture:
+            return Action("navigate", {"target": place.fixture})
+        container = is_container(self.sim, self.beliefs, place.fixture)
+        if container and place.fixture not in t.opened and not self._known_open(t, place.fixture):
+            return Action("open", {"target": place.fixture})
+        if not t.looked and place.entity and (place.entity, place.fixture) not in t.failed \
+                and req.intent != rq.LOCATE and not req.match:
+            t.target = place.entity
+            return Action("pick", {"target": place.entity})  # memory puts it here: the grasp verifies it
+        if not t.looked:
+            return Action("peek" if container else "detect", {"target": place.fixture} if container else {"query": ""})
+        t.explored.add(place.fixture)
+        t.current, t.looked, t.visible = None, False, []
+        return self._act(t, remaining)
+
+    def _known_open(self, t: TaskState, fid: str) -> bool:
+        f = self.beliefs.fixtures.get(fid)
+        return f is not None and f.open and fid not in t.closed and 0.0 <= t.now - f.last_seen <= OPEN_FRESH
+
+    def _put_down(self, t: TaskState) -> Optional[Action]:
+        """The gripper holds an earlier task's object: put it down here, or on the nearest surface."""
+        if t.at and t.at not in t.no_place and (not is_container(self.sim, self.beliefs, t.at) or t.at in t.opened):
+            return Action("place", {"target": t.at})
+        surfaces = [(fid, f) for fid, f in self.beliefs.fixtures.items() if fid not in t.no_place and f.position
+                    and not is_container(self.sim, self.beliefs, fid)]
+        if not surfaces:
+            t.holding = False
+            return None
+        here = t.here or (0.0, 0.0)
+        fid = min(surfaces, key=lambda x: (math.dist(tuple(x[1].position)[:2], here[:2]), x[0]))[0]
+        return Action("navigate", {"target": fid}) if t.at != fid else Action("place", {"target": fid})
+
+
+def get_value(obj: Any, key: str) -> Any:
+    return get(obj, key)

@@ -1,0 +1,255 @@
+"""An instruction, read into a frozen typed ``Request``: what is asked (fetch, locate, or a recall
+question of some kind), the words that describe the thing, and the constraints on it (a place and
+its preposition, a time window, a habit, an owner, exclusions, a reference to match or to the
+previous request).
+
+Reading is by function words only (question words, prepositions, time and habit words, pronouns,
+negation); the words that name things stay open vocabulary and are grounded later against what the
+robot has seen (``grounding``). Nothing here names an object or a room.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from mnemo_planner.calendar import Calendar
+
+FETCH, LOCATE, RECALL = "fetch", "locate", "recall"
+# recall kinds
+WHERE, WHEN, WITH, WHICH, COUNT, SEEN, WHAT_AT = "where", "when", "with", "which", "count", "seen", "what_at"
+ATTRIBUTE = "attribute"  # "what colour is ...": ``asks`` holds the word for the attribute
+
+STOPWORDS = {
+    "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "some", "any", "this", "that", "these",
+    "those", "of", "to", "for", "me", "us", "you", "i", "we", "it", "is", "are", "was", "were", "be", "been", "am",
+    "please", "can", "could", "would", "will", "do", "did", "does", "have", "has", "had", "and", "or", "but", "so",
+    "if", "then", "now", "just", "with", "on", "in", "at", "by", "from", "up", "out", "over", "here", "there",
+    "what", "where", "when", "which", "who", "how", "one", "ones", "other", "another", "not", "no", "yes", "get",
+    "bring", "fetch", "grab", "find", "give", "hand", "pass", "take", "need", "want", "like", "look", "see", "saw",
+    "seen", "last", "again", "too", "also", "very", "thanks", "thank", "ok", "okay", "hey", "oh", "um", "er",
+    "into", "onto", "inside", "near", "next", "beside", "under", "off", "about", "around", "let", "lets", "go",
+    "put", "left", "leave", "keep", "kept", "usually", "normally", "always", "often", "where's", "what's", "it's",
+    "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
+    "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
+}
+PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "at", "from", "by", "near",
+                "beside", "under", "off", "by the", "within")
+HABIT = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
+        r"regularly|habitually|lives?|belongs?|(?:is|are) kept|ordinarily"
+PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|that one|this one|the same|same)$")
+OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest)\b")
+MATCH = re.compile(r"\b(?:exactly like|just like|same as|the same kind as|identical to|matching|that matches|"
+                   r"one like|twin of|like the one|a copy of|another one like|like)\b")
+QUOTED = re.compile(r"(?:(?<=\s)|^)['\"]((?:[^'\"]|'(?=\w))+?)['\"](?=[\s.,!?;:)]|$)")
+
+
+@dataclass(frozen=True)
+class Request:
+    text: str  # the instruction as given
+    intent: str  # FETCH | LOCATE | RECALL
+    kind: str = ""  # recall kind
+    words: tuple[str, ...] = ()  # content words of the main clause (the thing, its attributes, a need)
+    phrase: str = ""  # the main clause without time words, negation and the place phrase
+    quoted: tuple[str, ...] = ()  # quoted text ('Monday'): printed text or titles
+    owner: str = ""  # "Maya's mug" -> maya
+    relation: str = ""  # on | in | at | by ... of the place phrase
+    place: str = ""  # the place phrase ("the desk in the office")
+    window: Optional[tuple[float, float]] = None
+    time_words: str = ""
+    habit: bool = False
+    excluded: tuple[str, ...] = ()  # "not the plastic one" -> ("plastic",)
+    options: tuple[str, ...] = ()  # "the red one or the blue one" -> ("red", "blue")
+    match: bool = False  # "one exactly like the mug on the desk": the reference is the described thing
+    pronoun: bool = False  # "bring it": the previous request's thing
+    other: bool = False  # "the other one": like the previous request's thing, not it
+    scope: str = ""  # "check the cabinets in the kitchen and find ...": where to search
+    context: str = ""  # the other sentences
+    asks: str = ""  # the attribute a question asks for ("colour", "title")
+    named: str = ""  # the noun phrase after the verb of asking ("" when only a need is stated)
+
+
+def _clean(text: str) -> str:
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def content_words(text: str) -> list[str]:
+    words = re.findall(r"[a-z0-9][a-z0-9'\-]*", text.lower())
+    out = []
+    for w in words:
+        w = w.strip("'")
+        if w.endswith("'s"):
+            w = w[:-2]
+        if w and w not in STOPWORDS and len(w) > 1:
+            out.append(w)
+    return out
+
+
+# Function words a slip of the keyboard must not hide (compared within one edit).
+LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what", "yesterday", "morning", "evening",
+           "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
+           "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the")
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether a and b differ by one insertion, deletion, substitution or swap of neighbours."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
+    """Words of 4+ letters one edit away from a function word become that word."""
+    def fix(m: re.Match) -> str:
+        w = m.group(0)
+        if len(w) < 4 or w in lexicon or w in STOPWORDS:
+            return w
+        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)]
+        return near[0] if len(near) == 1 else w
+    return re.sub(r"[a-z]+", fix, text)
+
+
+def _sentences(text: str) -> list[str]:
+    parts = [p.strip() for p in re.split(r"(?<=[.!?;])\s+", text) if p.strip()]
+    return parts or [text]
+
+
+_QUESTION = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|quick question|tell me|do you (?:know|remember)|"
+                       r"can you (?:tell me|remember)|could you tell me|any idea|i wonder)[, ]+)*"
+                       r"(where|when|what|which|how many|how much|how long ago|did you|have you|do you|was there|"
+                       r"is there|were there|are there|whereabouts)\b")
+
+
+def _recall_kind(s: str) -> str:
+    """The kind of a question, from its question words and verbs."""
+    if re.search(r"\bhow many\b|\bhow much\b|\bnumber of\b|\bcount\b", s):
+        return COUNT
+    if re.search(r"\bwhen\b|\bwhat time\b|\bhow long ago\b|\bwhat day\b", s):
+        return WHEN
+    if re.search(r"\bwhich\b", s) and re.search(r"\bor\b", s):
+        return WHICH
+    if re.search(r"\bwhat\b[^?]*\b(?:next to|beside|with|alongside|else|near|along with|together|sitting by|"
+                 r"stored|kept|around|company)\b", s):
+        return WITH
+    if re.search(r"^\W*(?:\w+\W+){0,3}?(?:did|have) you (?:see|seen|spot|spotted|notice)\b", s) and \
+            not re.search(r"\b(?:where|anywhere|somewhere)\b", s):
+        return SEEN
+    if re.search(r"\bwhat\b", s) and not re.search(r"\bwhere\b", s):
+        return WHAT_AT
+    return WHERE
+
+
+def _is_question(sentence: str) -> bool:
+    s = fix_words(sentence.lower().strip())
+    return bool(_QUESTION.match(s)) or (s.endswith("?") and re.search(r"\b(?:where|when|how many|which|what)\b", s)
+                                        is not None and not re.search(r"\b(?:bring|fetch|grab|hand|pass)\b", s))
+
+
+def _take(pattern: str, s: str) -> tuple[Optional[re.Match], str]:
+    m = re.search(pattern, s)
+    if not m:
+        return None, s
+    return m, (s[:m.start()] + " " + s[m.end():])
+
+
+def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request:
+    calendar = calendar or Calendar.simulator()
+    raw = _clean(text)
+    quoted = tuple(m.group(1) for m in QUOTED.finditer(raw))
+    sentences = _sentences(raw)
+    questions = [x for x in sentences if _is_question(x)]
+    asking = [x for x in sentences if re.search(r"\b(?:bring|get|fetch|grab|find|give|hand|pass|take|need|want|"
+                                                r"like|look|search|check|locate|retrieve|where|what|which|when|how)\b",
+                                                x.lower())]
+    fetching = [x for x in sentences if re.search(r"\b(?:bring|fetch|grab|hand|pass|give|carry|get)\b", x.lower())
+                and not _is_question(x)]
+    main = (fetching or questions or asking or sentences)[-1] if len(sentences) > 1 else sentences[0]
+    context = " ".join(x for x in sentences if x is not main)
+    s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
+    window, time_words = calendar.window(s, now)
+    if time_words:
+        s = s.replace(time_words, " ")
+    habit = bool(re.search(rf"\b(?:{HABIT})\b", s))
+    s = re.sub(rf"\b(?:{HABIT})\b", " ", s)
+    excluded = []
+    for pat in (r",?\s*(?:but\s+)?not\s+(?:the|that|a|an|my)\s+([\w' \-]+?)\s+ones?\b",
+                r"\(?\s*the\s+([\w' \-]+?)\s+ones?\s+(?:is|are)\s+(?:wrong|not (?:it|right|the one))\s*\)?",
+                r",?\s*(?:but\s+)?not\s+(?:the|that|a|an|my)\s+([\w' \-]+?)(?=[,.!?]|$)"):
+        m, s = _take(pat, s)
+        if m:
+            excluded += content_words(m.group(1))
+    options: tuple[str, ...] = ()
+    asks_which = bool(re.search(r"\bwhich\b", s))
+    m = re.search(r"\b(?:the\s+)?([\w' \-]+?)\s+ones?\s+or\s+(?:the\s+)?([\w' \-]+?)\s+ones?\b", s)
+    if m:
+        options = (m.group(1).strip(), m.group(2).strip())
+        s = s[:m.start()] + " " + s[m.end():]
+    owner = ""
+    m = re.search(r"\b([a-z]+)'s\b", s)
+    if m and m.group(1) not in ("it", "that", "what", "where", "who", "there", "here", "he", "she", "let", "one"):
+        owner = m.group(1)
+    intent, kind = (RECALL, _recall_kind(s.strip())) if _is_question(main) and not re.search(
+        r"^\s*(?:\w+\W+){0,3}?(?:could|can|would|will) you (?:please )?(?:bring|get|fetch|grab|hand|pass|give|find|go)\b", s) \
+        else (FETCH, "")
+    if intent == RECALL and options and asks_which:
+        kind = WHICH
+    asks = ""
+    m = re.search(r"\bwhat\s+(?:is\s+the\s+|was\s+the\s+|'s\s+the\s+)?([a-z]+)\s+(?:is|was|of|does|did|has)\b", s)
+    if intent == RECALL and m and m.group(1) not in STOPWORDS and kind in (WHAT_AT, WHERE):
+        kind, asks = ATTRIBUTE, m.group(1)
+        s = s[:m.start(1)] + " " + s[m.end(1):]
+    scope = ""
+    m = re.search(r"\b(?:look|search|check|go through|rummage|try|have a look)\s+(?:in|inside|through|into|in all of|"
+                  r"all of|every one of|each of)?\s*(?P<scope>.+?)\s+(?:and|to|for)\s+(?:then\s+)?"
+                  r"(?:find|get|grab|look for|locate|fetch|bring|see if|spot|retrieve)\b", s)
+    if m and intent != RECALL:
+        scope = m.group("scope").strip()
+        s = s[:m.start()] + " find " + s[m.end():]
+        intent = LOCATE
+    match = bool(MATCH.search(s)) and intent != RECALL
+    relation, place = "", ""
+    preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
+    for pm in re.finditer(rf"\b({preps})\s+(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
+                          rf"\b(?:yesterday|today|and|but|so|if|when|that|which|please|for|to|earlier|last|this|"
+                          rf"then|right|because|thanks)\b))", s):
+        relation, place = pm.group(1).strip(), pm.group("np").strip()
+        s_place = pm
+    if place:
+        s = s[:s_place.start()] + " " + s[s_place.end():]
+    pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
+                            r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
+                            " ", s)
+    words = content_words(s)
+    if pronoun_only(s) and context:  # "where are my headphones? bring them over": the thing is in the context
+        words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
+    named = ""
+    for m in re.finditer(r"\b(?:bring|fetch|get|grab|find|give|hand|pass|take|need|want|like|have|retrieve|locate)\s+"
+                         r"(?:me\s+|us\s+|over\s+)?(?:(?:the|a|an|my|some|any|our|his|her|their|[a-z]+'s)\s+)?"
+                         r"([a-z][\w\- ]*)", s):
+        np_words = []
+        for w in m.group(1).split():
+            if w in STOPWORDS:
+                break
+            np_words.append(w)
+        phrase = " ".join(np_words)
+        if phrase and phrase not in ("something", "anything", "thing", "stuff", "whatever"):
+            named = phrase
+    pronoun = bool(re.search(r"\b(?:it|them|that one|this one)\b", s)) and len(content_words(pronoun_phrase)) <= 1 \
+        and not quoted and not re.search(r"\bon it\b", s)
+    other = bool(OTHER.search(s)) and len([w for w in words if w not in ("ones",)]) <= 1
+    return Request(text=raw, intent=intent, kind=kind, words=tuple(words), phrase=re.sub(r"\s+", " ", s).strip(),
+                   quoted=quoted, owner=owner, relation=relation, place=place, window=window,
+                   time_words=time_words.strip(), habit=habit, excluded=tuple(excluded), options=options,
+                   match=match, pronoun=pronoun, other=other, scope=scope, context=context, asks=asks, named=named)
+
+
+def pronoun_only(s: str) -> bool:
+    """The clause names its thing only by a pronoun ("bring them over")."""
+    rest = re.sub(r"\b(?:it|them|they|that|this|those|these|one|ones)\b", " ", s)
+    return bool(re.search(r"\b(?:it|them|they)\b", s)) and not content_words(rest)

@@ -1,0 +1,44 @@
+"""Time words to windows, on the simulator's clock and on ROS wall time in a non-UTC zone."""
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from mnemo_planner.calendar import Calendar
+
+H = 3600.0
+D = 86400.0
+
+
+def test_simulator_clock_day0_is_a_monday():
+    cal = Calendar.simulator()
+    now = 3 * D + 18 * H  # Thursday 18:00
+    assert cal.window("on Monday", now)[0] == (0.0, D)
+    assert cal.window("yesterday evening", now)[0] == (2 * D + 17 * H, 3 * D)
+    assert cal.window("this morning", now)[0] == (3 * D + 5 * H, 3 * D + 12 * H)
+    assert cal.window("two days ago", now)[0] == (D, 2 * D)
+    assert cal.window("the thing I want", now) == (None, "")
+    assert "yesterday" in cal.describe(2 * D + 9 * H, now) and "day 2" in cal.describe(2 * D + 9 * H, now)
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_wall_clock_in_a_local_time_zone(zone):
+    tz = ZoneInfo(zone)
+    cal = Calendar.wall(zone)
+    now = datetime(2026, 12, 3, 9, 30, tzinfo=tz).timestamp()  # a Thursday morning, local time
+
+    def local(t: float) -> datetime:
+        return datetime.fromtimestamp(t, tz)
+
+    lo, hi = cal.window("on Monday", now)[0]
+    assert (local(lo).date().isoformat(), local(lo).hour) == ("2026-11-30", 0)
+    assert local(hi).date().isoformat() == "2026-12-01" and local(hi).hour == 0
+    lo, hi = cal.window("yesterday evening", now)[0]
+    assert (local(lo).day, local(lo).hour, local(hi).day, local(hi).hour) == (2, 17, 3, 0)
+    lo, hi = cal.window("this morning", now)[0]
+    assert (local(lo).day, local(lo).hour) == (3, 5) and hi == now  # up to now, not a UTC window
+    lo, hi = cal.window("two days ago", now)[0]
+    assert (local(lo).day, local(lo).hour, local(hi).day) == (1, 0, 2)
+    assert "Thursday" in cal.describe(now - 60, now) or "today" in cal.describe(now - 60, now)

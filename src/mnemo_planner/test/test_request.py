@@ -1,0 +1,48 @@
+"""Reading instructions into typed requests by function words (no object vocabulary)."""
+from __future__ import annotations
+
+from mnemo_planner import request as rq
+
+NOW = 3 * 86400.0 + 18 * 3600.0
+
+
+def test_fetch_with_place_time_habit_owner_and_quotes():
+    r = rq.parse("Could you bring me the gadget that was on the big shelf yesterday morning, please?", NOW)
+    assert r.intent == rq.FETCH and "gadget" in r.words and r.place == "big shelf" and r.relation == "on"
+    assert r.window == (2 * 86400.0 + 5 * 3600.0, 2 * 86400.0 + 12 * 3600.0)
+    r = rq.parse("Fetch the widget that usually sits by the bench.", NOW)
+    assert r.habit and r.place == "bench"
+    r = rq.parse("Get Zora's widget with 'Top Dog' printed on it.", NOW)
+    assert r.owner == "zora" and r.quoted == ("Top Dog",)
+
+
+def test_negation_and_options_and_matching():
+    assert rq.parse("I want the gizmo, not the yellow one.", NOW).excluded == ("yellow",)
+    r = rq.parse("Which of the gizmos was on the bench this morning, the yellow one or the teal one?", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.WHICH and r.options == ("yellow", "teal")
+    assert rq.parse("Find one exactly like the gizmo on the bench.", NOW).match
+
+
+def test_question_kinds():
+    assert rq.parse("Where did you last see the gizmo?", NOW).kind == rq.WHERE
+    assert rq.parse("When did you last notice the gizmo?", NOW).kind == rq.WHEN
+    assert rq.parse("What was next to the gizmo on the bench?", NOW).kind == rq.WITH
+    assert rq.parse("How many gizmos did you see in the den?", NOW).kind == rq.COUNT
+    r = rq.parse("What colour is the gizmo you saw in the den?", NOW)
+    assert r.kind == rq.ATTRIBUTE and r.asks == "colour"
+    assert rq.parse("Apart from the gizmo, what else did the bench have on it?", NOW).intent == rq.RECALL
+
+
+def test_follow_ups_and_typos():
+    assert rq.parse("Ok, brng it here.", NOW).pronoun  # one slip of the keyboard in a function word
+    assert rq.parse("Now the ohter one.", NOW).other
+    r = rq.parse("Where are my gizmos? Bring them over.", NOW)
+    assert r.intent == rq.FETCH and "gizmos" in r.words
+    r = rq.parse("Check the bins in the den and find the gizmo.", NOW)
+    assert r.intent == rq.LOCATE and r.scope == "the bins in the den"
+
+
+def test_named_thing_or_a_need():
+    assert rq.parse("I want to wash up, I need the sponge.", NOW).named == "sponge"
+    assert rq.parse("I'm cold.", NOW).named == ""
+    assert rq.parse("Fetch me something to write with.", NOW).named == ""

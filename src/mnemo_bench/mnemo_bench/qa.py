@@ -230,7 +230,11 @@ def _usual_place_records(memory: Any, phrase: str, f: MemoryFilter, pool: int = 
     matched = {id(r): r.sightings[r.matched_sighting] for r in found if r.matched_sighting >= 0}
     target = next((s.object_id for s in matched.values() if s.object_id), "")  # the best match's instance
     support = {key: s.support for key, s in matched.items() if s.object_id == target}
-    votes = Counter(v for v in support.values() if v)
+    counts = {id(r): r.count for r in found}  # a compacted record stands for that many observations
+    votes: Counter = Counter()
+    for key, where in support.items():
+        if where:
+            votes[where] += counts[key]
     if not votes:
         return found[:5]
     usual = votes.most_common(1)[0][0]

@@ -300,8 +300,9 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
 
 
 def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, batch: int = 64) -> int:
-    """Embed the distinct captions of the scenario's patrols in batches once, so the methods that
-    build memory find them in the embedder's cache (one by one, the model is ~50x slower)."""
+    """Embed the distinct captions of the scenario's patrols (and the texts of their object sightings,
+    which memory indexes one by one) in batches once, so the methods that build memory find them in
+    the embedder's cache (one by one, the model is ~50x slower)."""
     try:
         from mnemo_common.embedding import get_embedder
         from mnemo_memory.caption import caption_from_sightings
@@ -319,13 +320,22 @@ def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, b
 
         graph = SceneGraph()
         declare_map_fixtures(graph, scenario)
+    try:
+        from mnemo_memory.sightings import sighting_text
+    except ImportError:  # a memory without object-level entries
+        sighting_text = None
     for obs in runner.run_patrols(float("inf")):
+        seen = obs
         if perceiver is None:
             captions.add(obs.caption)
-            continue
-        perceived = perceiver.perceive(runner.world, obs, patrol=True)
-        if perceived is not None:
-            captions.add(caption_from_sightings(integrate(graph, perceived)))
+        else:
+            perceived = perceiver.perceive(runner.world, obs, patrol=True)
+            if perceived is None:
+                continue
+            seen = integrate(graph, perceived)
+            captions.add(caption_from_sightings(seen))
+        if sighting_text is not None:
+            captions.update(sighting_text(x, obs.room) for x in seen.sightings if x.kind == "object")
     texts = sorted(captions)
     embedder = get_embedder()
     for i in range(0, len(texts), batch):

@@ -15,6 +15,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from mnemo_planner.beliefs import Beliefs, Entity
+from mnemo_planner.words import singular
 from mnemo_planner.request import STOPWORDS, Request, content_words, one_edit
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
@@ -22,16 +23,6 @@ HEAD = 0.9  # score of a shared head noun
 VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
-
-
-def singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
 
 
 def norm(phrase: str) -> str:

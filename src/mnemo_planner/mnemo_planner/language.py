@@ -13,6 +13,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from mnemo_planner.words import singular
+
 DAY = 86400.0
 HOUR = 3600.0
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -342,16 +344,6 @@ def _resolve_references(p: ParsedInstruction, now: float) -> None:
 
 
 # -- grounding through the embedding model -------------------------------------------------
-def singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-        return word[:-1]
-    return word
-
-
 def normal(phrase: str) -> str:
     return " ".join(singular(w) for w in re.sub(r"[_\-]+", " ", phrase.lower()).split())
 

@@ -246,9 +246,11 @@ class FaultStack:
 
         _wait_for_memory(self.client)
 
-    def run_task(self, task_id: str, kill: Optional[str] = None) -> tuple[str, float, Optional[float], tuple]:
+    def run_task(self, task_id: str, kill: Optional[str] = None) -> tuple[str, float, Optional[float], tuple,
+                                                                         Optional[float]]:
         """Start the task and send its goal, killing ``kill`` at the first feedback. Returns
-        (result text, seconds, time of the kill or None, what kill() returned)."""
+        (result text, seconds, time of the kill or None, what kill() returned, seconds until the killed
+        node answered again, measured while the task goes on)."""
         from action_msgs.msg import GoalStatus
 
         from mnemo_common import names
@@ -264,6 +266,10 @@ class FaultStack:
         def on_feedback(_fb) -> None:
             if kill and not killed:
                 killed["t"], killed["before"] = time.monotonic(), self.kill(kill)
+                # the node's return is timed from the kill, not from the end of a task that waited on it
+                killed["watch"] = threading.Thread(target=lambda: killed.setdefault(
+                    "back", self.wait_back(kill, killed["before"], killed["t"])), daemon=True)
+                killed["watch"].start()
 
         t0 = time.monotonic()
         goal = RetrieveObject.Goal(instruction=start.instruction, budget=start.budget, task_id=task_id)
@@ -274,7 +280,10 @@ class FaultStack:
             text = f"success ({result.steps_used} steps)"
         else:
             text = f"{code} ({result.error_msg[:70]})"
-        return text, time.monotonic() - t0, killed.get("t"), killed.get("before", ())
+        seconds = time.monotonic() - t0
+        if "watch" in killed:
+            killed["watch"].join(90.0)
+        return text, seconds, killed.get("t"), killed.get("before", ()), killed.get("back")
 
 
 def inject(stack: FaultStack, node: str, moment: str, task_id: str, day: int = FIRST_PATROL_DAY) -> Outcome:
@@ -309,13 +318,13 @@ def inject(stack: FaultStack, node: str, moment: str, task_id: str, day: int = F
         stack.patrol(task_id)
         stack.settle()
         before = stack.snapshot()
-        text, seconds, t_kill, killed = stack.run_task(task_id, kill=node)
+        text, seconds, t_kill, killed, back = stack.run_task(task_id, kill=node)
         outcome.result, outcome.task_seconds = text, seconds
         if t_kill is None:
             outcome.result += " (ended before the first feedback: not killed)"
             outcome.back_seconds = 0.0
         else:
-            outcome.back_seconds = stack.wait_back(node, killed, t_kill)
+            outcome.back_seconds = back
     outcome.checked = before.counts()
     outcome.lost = stack.lost(before)
     return outcome

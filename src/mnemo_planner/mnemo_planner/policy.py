@@ -20,7 +20,7 @@ from mnemo_common.skill_codes import SkillCode
 
 from mnemo_planner import request as rq
 from mnemo_planner.answers import Answerer
-from mnemo_planner.beliefs import Beliefs, Entity, get
+from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.calendar import Calendar
 from mnemo_planner.dialogue import DialogueContext
 from mnemo_planner.grounding import NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels
@@ -312,7 +312,3 @@ class GeneralPolicy:
         here = t.here or (0.0, 0.0)
         fid = min(surfaces, key=lambda x: (math.dist(tuple(x[1].position)[:2], here[:2]), x[0]))[0]
         return Action("navigate", {"target": fid}) if t.at != fid else Action("place", {"target": fid})
-
-
-def get_value(obj: Any, key: str) -> Any:
-    return get(obj, key)

@@ -149,17 +149,6 @@ def add_object(rng: random.Random, home: Home, cls: ObjectClass, counts: dict[st
 
 # ----------------------------------------------------------------------------------------- days of life
 
-def where_at(home: Home, oid: str, t: float) -> Optional[str]:
-    """Where the plan puts an object at clock t (after every event up to t)."""
-    loc = home.obj(oid).at
-    for e in sorted(home.events, key=lambda e: e.t):
-        if e.t > t:
-            break
-        if e.target == oid:
-            loc = None if e.action == "remove" else e.to
-    return loc
-
-
 def move(home: Home, oid: str, to: str, t: float) -> None:
     home.events.append(Event(t, "move", oid, to))
 

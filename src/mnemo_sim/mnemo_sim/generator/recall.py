@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..scenario import DAY
-from .phrasing import ADJECTIVE_KEYS, NUMBER_WORDS, WEEKDAYS, plural, time_phrase, windows
+from .phrasing import ADJECTIVE_KEYS, NUMBER_WORDS, WEEKDAYS, plural, time_phrase
 from .taskgen import Context, Draft, _clear_window, _pick, _recall, _seen_and_here
 
 

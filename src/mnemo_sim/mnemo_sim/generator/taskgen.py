@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
-from ..scenario import DAY, Scenario
+from ..scenario import Scenario
 from .catalogue import Catalogue
 from .evidence import Evidence, Truth
-from .phrasing import ADJECTIVE_KEYS, NUMBER_WORDS, WEEKDAYS, Namer, Window, article, plural, time_phrase, windows
+from .phrasing import Namer, Window, article, time_phrase, windows
 
 BUDGET = {"visible": 20, "interactive": 20, "commonsense": 20, "recall": 6}
 

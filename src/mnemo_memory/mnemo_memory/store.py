@@ -88,36 +88,6 @@ class MemoryStore(Protocol):
 
     def get(self, record_id: str) -> Optional[MemoryRecord]: ...
 
-    def extend(self, records: Sequence[MemoryRecord]) -> None:
-        """Rewrite stored records whose span compaction extended (payload only: same id, vectors, position)."""
-        if records and not self.objects:
-            raise MnemoError(Status.FAILED, "this store was created before compaction (no record spans); "
-                                            "rebuild it to compact")
-        for r in records:
-            pid = point_id(r.id)
-            span = {"last": float(r.span[1])}
-            self._rewrite(pid, record_to_payload(r, spans=True), [sighting_point_id(pid, i) for i, _ in object_sightings(r)],
-                          span)
-
-    def scan(self, page: int = 1000) -> Iterator[MemoryRecord]:
-        """Every record, in stamp order (records sharing a stamp may come in any order)."""
-        start: Optional[float] = None
-        done_at_start: set[str] = set()
-        limit = page
-        while True:
-            items = self._ordered(Conditions(stamp_gte=start), False, limit)
-            fresh = [p for p in items if not (p["stamp"] == start and p["d"] in done_at_start)]
-            if items and not fresh and len(items) == limit:  # a page of equal stamps already read
-                limit *= 2
-                continue
-            yield from (record_from_payload(p) for p in fresh)
-            if len(items) < limit:
-                return
-            last = items[-1]["stamp"]
-            same = {p["d"] for p in items if p["stamp"] == last}
-            done_at_start = same | done_at_start if last == start else same
-            start = last
-
     def delete(self, record_ids: Sequence[str]) -> None: ...
 
     def extend(self, records: Sequence[MemoryRecord]) -> None: ...

@@ -19,8 +19,9 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 
 # A scripted reply: plain text content, or a dict with "tool_calls" ([{name, arguments}])
-# and/or "content", or an int HTTP status to fail with.
-Reply = Union[str, dict, int]
+# and/or "content", or an int HTTP status to fail with, or bytes sent as the whole response body
+# (status 200, JSON content type: an endpoint answering garbage).
+Reply = Union[str, dict, int, bytes]
 
 
 class _Server(ThreadingHTTPServer):
@@ -77,7 +78,9 @@ class FakeOpenAI:
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
+                self._send_raw(json.dumps(payload).encode(), status)
+
+            def _send_raw(self, data: bytes, status: int = 200) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -103,6 +106,9 @@ class FakeOpenAI:
                     reply = fake._next_reply(body)
                     if isinstance(reply, int):
                         self._send(reply, {"error": {"message": f"scripted status {reply}", "type": "server_error"}})
+                        return
+                    if isinstance(reply, bytes):
+                        self._send_raw(reply)
                         return
                     self._send(200, _chat_completion(body, reply))
                 elif self.path.endswith("/embeddings"):

@@ -62,16 +62,28 @@ class ChatClient:
             kwargs["response_format"] = {"type": "json_object"}
         try:
             response = self._client.chat.completions.create(**kwargs)
+        except json.JSONDecodeError as exc:
+            raise LlmError(f"{self.config.base_url} answered something that is not JSON ({exc.msg})") from exc
         except Exception as exc:  # openai raises many subclasses; all mean "no usable answer"
-            raise LlmError(f"chat request to {self.config.base_url} failed: {exc}") from exc
-        if not response.choices:
-            raise LlmError("chat response had no choices")
-        return response.choices[0].message
+            raise LlmError(f"chat request to {self.config.base_url} failed: {type(exc).__name__}: {exc}") from exc
+        return first_message(response, self.config.base_url)
 
     def chat_json(self, messages: list[dict]) -> dict:
         """Ask for a JSON object; raises LlmError when the answer is not one."""
         message = self.chat(messages, json_mode=True)
         return parse_json_object(message.content or "")
+
+
+def first_message(response: Any, base_url: str) -> Any:
+    """The first choice's message of a chat completion; LlmError naming what is wrong with any
+    other answer (the client parses whatever JSON comes back without checking its shape)."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise LlmError(f"{base_url} answered no chat completion (no choices): {str(response)[:200]}")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise LlmError(f"{base_url} answered a chat completion without a message: {str(choices[0])[:200]}")
+    return message
 
 
 def parse_json_object(text: str) -> dict:

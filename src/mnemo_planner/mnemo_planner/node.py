@@ -53,16 +53,20 @@ DESCRIPTIONS = {
 }
 
 
-def make_policy(config: PlannerConfig):
+def make_policy(config: PlannerConfig, context=None):
+    """A fresh policy for one goal: the offline policy, or the LLM policy with the offline policy as
+    its fallback (it continues the task when the endpoint fails). ``context``: the conversation."""
+    from mnemo_planner.offline_policy import OfflinePolicy
+
+    offline = OfflinePolicy(context=context)
     if config.policy == "llm" and config.llm_base_url:
         from mnemo_common.llm import LlmConfig
 
         from mnemo_planner.llm_policy import LlmPolicy
 
-        return LlmPolicy(LlmConfig.from_values(config.llm_base_url, config.llm_model, vision=config.llm_vision))
-    from mnemo_planner.offline_policy import OfflinePolicy
-
-    return OfflinePolicy()
+        return LlmPolicy(LlmConfig.from_values(config.llm_base_url, config.llm_model, vision=config.llm_vision),
+                         fallback=offline)
+    return offline
 
 
 def check_goal(goal: RetrieveObject.Goal, max_budget: int) -> Optional[str]:
@@ -99,7 +103,7 @@ class PlannerNode(Node):
             self, RetrieveObject, names.RETRIEVE_OBJECT, execute_callback=self._execute,
             goal_callback=self._on_goal, cancel_callback=lambda _: CancelResponse.ACCEPT,
             callback_group=ReentrantCallbackGroup())
-        if self.config.warm_up and self.config.policy == "offline":
+        if self.config.warm_up:  # the llm policy falls back to the offline one, which needs the model
             threading.Thread(target=self._warm_up, daemon=True).start()
         self.get_logger().info(f"planner ready ({self.config.policy} policy) on {names.RETRIEVE_OBJECT}")
 
@@ -147,9 +151,7 @@ class PlannerNode(Node):
 
             self.get_logger().info(f"task {goal.task_id or '-'}: {clip(goal.instruction)!r} (budget {goal.budget})")
             try:
-                policy = make_policy(self.config)
-                if getattr(policy, "context", False) is None:
-                    policy.context = self.dialogue
+                policy = make_policy(self.config, self.dialogue)
                 outcome = await run_task_async(goal.instruction, int(goal.budget), policy, self.toolbox, self.now,
                                                on_step=on_step, should_cancel=canceled)
             except Exception as exc:  # noqa: BLE001 - the node keeps serving

@@ -1,7 +1,8 @@
 """Equal situations give the planner equal typed outcomes, whether the skills are the simulator's
 (mnemo_sim.SimRobot) or the robot's (mnemo_skills.SkillServer over fakes of nav2, the controllers,
 perception and the scene graph): the same actions go through the same in-process toolbox, and its
-``outcome`` (a SkillCode), success and ``reachable_from`` must agree."""
+``outcome`` (a SkillCode), success and ``reachable_from`` must agree. And the same policy, handed
+each side's working memory of the situation, decides the same next action."""
 from __future__ import annotations
 
 import copy
@@ -15,7 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src/mnemo_skills/t
 
 from mnemo_common.skill_codes import SkillCode  # noqa: E402
 from mnemo_planner.inprocess import InProcessToolbox  # noqa: E402
-from mnemo_planner.tools import Action  # noqa: E402
+from mnemo_planner.loop import PolicyInput, WorkingEntry  # noqa: E402
+from mnemo_planner.tools import Action, ToolOutcome  # noqa: E402
 from mnemo_sim.scenario import parse_scenario  # noqa: E402
 from mnemo_sim.skills import SimRobot, SkillConfig  # noqa: E402
 from mnemo_sim.world import World  # noqa: E402
@@ -115,6 +117,53 @@ def test_equal_situations_give_equal_outcomes(name):
     success, outcome, reachable_from = seen["robot"]
     assert outcome == expected and success == (outcome in (SkillCode.NONE, SkillCode.ALREADY_OPEN))
     assert reachable_from == ("table_1" if outcome == SkillCode.OUT_OF_REACH else "")
+
+
+# What the user asked for in each situation: the mug on the table, or the cup in the cabinet.
+WANTED = {name: "cup" if "cabinet_1" in str(SITUATIONS[name][:2]) else "mug" for name in SITUATIONS}
+
+
+def _node(node_id: str, kind: str, position: tuple, parent: str = "", state: str = "") -> dict:
+    return {"id": node_id, "label": node_id.split("_")[0], "kind": kind, "position": position, "room": "kitchen",
+            "parent": parent, "relation": "in" if parent == "cabinet_1" else "on" if parent else "",
+            "first_seen": 0.0, "last_seen": 100.0, "observation_count": 1,
+            "properties": {"state": state} if state else {}, "contents": [], "state": "current",
+            "task_history": [], "trail": []}
+
+
+# What the scene graph told the policy before the situation: the same on both sides.
+SURVEY = WorkingEntry(Action("query_scene_graph", {}), ToolOutcome(True, "4 nodes", {"nodes": [
+    _node("table_1", "fixture", (0.0, 4.0, 0.75)), _node("cabinet_1", "fixture", (3.0, 1.0, 0.9), state="closed"),
+    _node("mug_1", "object", (0.0, 4.0, 0.8), "table_1"), _node("cup_2", "object", (3.0, 1.0, 0.5), "cabinet_1")]}))
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from mnemo_common.embedding import get_embedder
+
+    return get_embedder()
+
+
+def _decision(policy, toolbox, name: str) -> tuple:
+    before, compared, *_ = SITUATIONS[name]
+    history = [SURVEY]
+    for tool, args in [*before, compared]:
+        history.append(WorkingEntry(Action(tool, dict(args)), toolbox.execute(Action(tool, dict(args)))))
+    budget = 20
+    action = policy.decide(PolicyInput(f"Bring me the {WANTED[name]}", 200.0, budget, budget - len(history), history))
+    return action.tool, action.arguments
+
+
+@pytest.mark.parametrize("name", [n for n in SITUATIONS if SITUATIONS[n][1][0] != "pick" or SITUATIONS[n][2]])
+def test_equal_situations_give_the_policy_equal_decisions(name, embedder):
+    """The general policy (mnemo_planner.policy), a fresh one per side, after the situation's actions
+    (a successful pick ends the task, so it is not asked what comes next)."""
+    from mnemo_planner.policy import GeneralPolicy
+
+    _, _, _, sim_setup, robot_setup = SITUATIONS[name]
+    on_simulator = _decision(GeneralPolicy(embedder=embedder), simulator(sim_setup), name)
+    on_robot = _decision(GeneralPolicy(embedder=embedder), robot(robot_setup), name)
+    assert on_simulator == on_robot, f"simulator: {on_simulator}, robot: {on_robot}"
 
 
 @pytest.mark.ros

@@ -5,8 +5,11 @@ So positions carry depth noise, occluded or tiny objects go unseen, and colours 
 not given; the scene graph integrates the detections geometrically (supports from fixture boxes),
 and memory records are captioned from what the graph made of them.
 
-The ground-truth backend keeps the simulator's instance ids, as the perception node does with
-this backend. Fixtures come from the map (id, class, footprint, height), as on a robot with a
+Two modes: ``realistic`` keeps the simulator's instance ids on object detections, as the
+perception node does with the ground-truth backend; ``honest`` drops them, so an object's
+identity is whatever the scene graph's association makes of it (node ids), and the robot's skills
+perceive and resolve targets the same way (``StackPerception``, the simulator's honest skill
+mode). Fixtures come from the map (id, class, footprint, height) in both, as on a robot with a
 mapped home. Patrol frames are cached per scenario (the world is the same for every method), so
 rendering is paid once.
 """
@@ -19,6 +22,8 @@ from typing import Any, Optional
 
 from mnemo_common.types import Detection, Observation, Sighting
 
+PERCEPTION_MODES = ("oracle", "realistic", "honest")  # oracle: the simulator's own observations
+
 
 @dataclass
 class Perceived:
@@ -29,9 +34,10 @@ class Perceived:
 
 
 class RealisticPerceiver:
-    def __init__(self, scenario: Any, every: int = 1):
+    def __init__(self, scenario: Any, every: int = 1, honest: bool = False):
         self.scenario = scenario
         self.every = max(1, int(every))  # perceive every Nth patrol frame (the others are skipped)
+        self.honest = honest  # object detections without the simulator's instance ids
         self._renderer: Any = None
         self._cache: dict[float, Perceived] = {}
         self._count = 0
@@ -60,8 +66,8 @@ class RealisticPerceiver:
         out = []
         for d in dets:
             fixture = d.kind == "fixture"
-            out.append(replace(d, mask=None, instance_id="" if fixture else d.instance_id,
-                               node_id=d.instance_id if fixture else ""))
+            out.append(replace(d, mask=None, instance_id="" if fixture or self.honest else d.instance_id,
+                               node_id=d.instance_id if fixture else ""))  # fixture ids: the map's
         return out
 
     def perceive(self, world: Any, obs: Observation, patrol: bool = False) -> Optional[Perceived]:
@@ -81,6 +87,29 @@ class RealisticPerceiver:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
+
+
+class StackPerception:
+    """The honest robot's perception in an in-process stack (``mnemo_sim.skills.RobotPerception``):
+    the current camera view rendered and perceived, integrated like every frame into the running
+    task's scene graph and memory (``stack.ingest``), so its detections carry node ids; a node id
+    resolves to the node's label and position in that graph."""
+
+    def __init__(self, stack: Any, perceiver: RealisticPerceiver):
+        self.stack, self.perceiver = stack, perceiver
+
+    def sense(self) -> list[Detection]:
+        runner = self.stack.runner
+        perceived = self.perceiver.perceive(runner.world, runner.robot.observe())
+        self.stack.ingest(perceived)
+        return [replace(d) for d in perceived.detections]  # replays into other graphs rename the originals
+
+    def locate(self, target: str) -> Optional[tuple[str, tuple[float, float, float]]]:
+        graph = self.stack.toolbox.graph
+        if graph is None or target not in graph:
+            return None
+        node = graph.get(target)
+        return (node.label, tuple(node.position)) if node.kind == "object" else None
 
 
 def declare_map_fixtures(graph: Any, scenario: Any, stamp: float = 0.0) -> None:

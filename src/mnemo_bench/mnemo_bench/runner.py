@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 import zlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -21,6 +21,7 @@ from mnemo_planner.inprocess import InProcessStack, integration
 from mnemo_sim.tasks import ordered_tasks  # the one task order, shared with `mnemo run`
 
 from mnemo_bench.methods import Method
+from mnemo_bench.realistic import PERCEPTION_MODES
 
 
 _MEMORY_LISTING = re.compile(r"^(search_memory\w*\(.*?\) -> ok: \d+ records):.*$")
@@ -113,6 +114,10 @@ class BenchStack(InProcessStack):
 
             declare_map_fixtures(self.graph, self.scenario)
             self.toolbox._observe = lambda: perceiver.perceive(self.runner.world, self.runner.robot.observe())
+            if perceiver.honest:  # the robot's skills perceive and resolve targets as the robot does
+                from mnemo_bench.realistic import StackPerception
+
+                self.runner.robot.perception = StackPerception(self, perceiver)
 
     def _on_interaction(self, event: Any) -> None:
         if event.action != "open":
@@ -129,7 +134,7 @@ class BenchStack(InProcessStack):
 
         if not isinstance(obs, Perceived):
             return super().ingest(obs, batch)
-        seen = self.history.record(obs.stamp, lambda graph: integrate(graph, obs))
+        seen = self.history.record(obs.obs.stamp, lambda graph: integrate(graph, obs))
         if self.memory is not None:
             from mnemo_memory.caption import caption_from_sightings
             from mnemo_memory.ingest import record_from_observation
@@ -242,9 +247,11 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
               perceiver_factory: Optional[Callable[[Any], Any]] = None) -> SuiteResult:
     """Every method on every task of every scenario (``task_filter(scenario, task)`` to restrict).
 
-    ``perception``: "oracle" (the simulator's observations) or "realistic" (rendered frames through
-    the perception ground-truth backend and deprojection; ``perceiver_factory(scenario)`` overrides
-    how the perceiver is made)."""
+    ``perception``: "oracle" (the simulator's observations: an upper bound), "realistic" (rendered
+    frames through the perception ground-truth backend and deprojection, the simulator's instance
+    ids kept) or "honest" (the same without instance ids: identity from the scene graph's
+    association, skills resolve node ids by label and position); ``perceiver_factory(scenario)``
+    overrides how the perceiver is made."""
     scenarios = load_scenarios(scenarios)
     plan = [(sc, [t for t in ordered_tasks(sc) if task_filter is None or task_filter(sc, t)]) for sc in scenarios]
     total = sum(len(tasks) for _, tasks in plan) * len(methods)
@@ -252,7 +259,9 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
     rows: list[TaskRow] = []
     qa_rows: list[Any] = []
     t0 = time.perf_counter()
-    if perception == "realistic":
+    if perception not in PERCEPTION_MODES:
+        raise ValueError(f"perception must be one of {PERCEPTION_MODES}, got {perception!r}")
+    if perception != "oracle":
         # The embedding model must load before the renderer's EGL context exists: importing
         # torch's compiler stack (triton) after it segfaults.
         from mnemo_common.embedding import get_embedder
@@ -260,15 +269,13 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
         get_embedder().embed(["warm up"])
     for sc, tasks in plan:
         perceiver = None
-        if perception == "realistic":
+        if perception != "oracle":
             if perceiver_factory is not None:
                 perceiver = perceiver_factory(sc)
             else:
                 from mnemo_bench.realistic import RealisticPerceiver
 
-                perceiver = RealisticPerceiver(sc)
-        elif perception != "oracle":
-            raise ValueError(f"perception must be 'oracle' or 'realistic', got {perception!r}")
+                perceiver = RealisticPerceiver(sc, honest=perception == "honest")
         try:
             if any(m.needs_memory for m in methods):
                 warm_embeddings(sc, seed, perceiver)
@@ -297,6 +304,30 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
             "seconds": round(time.perf_counter() - t0, 2),
             "memory": "mnemo_memory (Qdrant embedded engine)" if make_memory_available() else "none (mnemo_memory missing)"}
     return SuiteResult(rows, qa_rows, meta)
+
+
+def mode_label(method: str, perception: str) -> str:
+    """A method's name under a perception mode, for reports that show modes side by side."""
+    return f"{method} ({'oracle: upper bound' if perception == 'oracle' else perception})"
+
+
+def run_modes(scenarios: Sequence[Any], methods: Sequence[Method], modes: Sequence[str], qa: bool = False,
+              **kwargs: Any) -> SuiteResult:
+    """The suite under each perception mode. With several modes every row's method is labelled with
+    its mode (``mode_label``), so every table of the report shows them side by side; the memory QA
+    runs under the first mode only."""
+    if len(modes) == 1:
+        return run_suite(scenarios, methods, perception=modes[0], qa=qa, **kwargs)
+    scenarios = load_scenarios(scenarios)
+    results = [run_suite(scenarios, methods, perception=mode, qa=qa and i == 0, **kwargs)
+               for i, mode in enumerate(modes)]
+    rows = [replace(row, method=mode_label(row.method, mode)) for mode, result in zip(modes, results)
+            for row in result.rows]
+    meta = {**results[0].meta, "perception": " and ".join(modes),
+            "methods": [mode_label(m.name, mode) for m in methods for mode in modes],
+            "seconds": round(sum(r.meta["seconds"] for r in results), 2),
+            "seconds_by_perception": {mode: r.meta["seconds"] for mode, r in zip(modes, results)}}
+    return SuiteResult(rows, results[0].qa, meta)
 
 
 def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, batch: int = 64) -> int:

@@ -24,7 +24,7 @@ scene-graph node serves the same over ROS):
     g.usual_location(node_id_or_label) -> str         # most frequent parent fixture ("" when none)
     g.location_distribution(node_id_or_label) -> list[(fixture_id, share)]
     g.relations(near_radius=None) -> list[(subject, predicate, object)]  # on | in | near | in_room
-    g.add_fixture(fixture_id, label, position, box_min, box_max, room, stamp)  # map knowledge
+    g.add_fixture(fixture_id, label, position, box_min, box_max, room, stamp)  # map: sightings never reshape it
     g.add_listener(fn)                                 # fn(GraphEvent) after each change
     g.to_dict() / SceneGraph.from_dict(d, config)     # snapshot; replay(events) re-applies a log
 
@@ -282,6 +282,7 @@ class SceneGraph:
         self._history: dict[str, list[GraphEvent]] = defaultdict(list)
         self._misses: dict[str, int] = defaultdict(int)
         self._listeners: list[Callable[[GraphEvent], None]] = []
+        self._mapped: set[str] = set()  # fixtures declared from the map: their geometry is the map's
 
     # -- events --------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[GraphEvent], None]) -> None:
@@ -321,6 +322,8 @@ class SceneGraph:
         if e.kind == "created":
             node = GraphNode.from_dict(e.new)
             self._add_node(node)
+            if e.source == "map":
+                self._mapped.add(node.id)
             return
         if e.kind == "merged":
             self._remove_node(e.node_id, into=e.new)
@@ -533,7 +536,8 @@ class SceneGraph:
     # -- writing: perception -------------------------------------------------------------
     def add_fixture(self, fixture_id: str, label: str, position: Vec3, box_min: Vec3 = None, box_max: Vec3 = None,
                     room: str = "", stamp: float = 0.0, source: str = "map") -> GraphNode:
-        """Declare a fixture from map knowledge (no observation count). Existing ids are kept."""
+        """Declare a fixture from map knowledge (no observation count). Existing ids are kept. With
+        source "map", sightings of it never move or reshape it (a frame sees part of it)."""
         if fixture_id in self:
             return self._node(fixture_id)
         if not label or not is_finite_vec(position):
@@ -707,6 +711,9 @@ class SceneGraph:
 
     def _observe(self, node: GraphNode, item: _Item, stamp: float, room: str, result: IntegrationResult,
                  force_move: bool = False) -> None:
+        if node.id in self._mapped:  # a frame sees part of a piece of furniture; the map has all of it
+            item = _Item(**{**item.__dict__, "position": node.position, "box_min": node.box_min,
+                            "box_max": node.box_max})
         count = node.located_count + 1
         w = 1.0 / min(count, max(1, self.config.max_average_count))
         position = _vec(np.asarray(node.position) + w * (np.asarray(item.position) - np.asarray(node.position)))
@@ -895,7 +902,7 @@ class SceneGraph:
         return {
             "format": "mnemo-scene-graph/1", "seq": self.seq,
             "latest_stamp": self.latest_stamp if math.isfinite(self.latest_stamp) else None,
-            "aliases": dict(self.aliases),
+            "aliases": dict(self.aliases), "mapped": sorted(self._mapped),
             "nodes": [n.to_dict() for n in sorted(self.nodes(), key=lambda n: n.id)],
         }
 
@@ -912,6 +919,7 @@ class SceneGraph:
             if node.kind != KIND_FIXTURE:
                 g._add_node(node)
         g.aliases = dict(d.get("aliases", {}))
+        g._mapped = set(d.get("mapped", ()))
         return g
 
     def copy(self) -> "SceneGraph":

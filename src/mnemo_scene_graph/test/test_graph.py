@@ -312,3 +312,19 @@ def test_colour_names_that_lighting_confuses_do_not_split_an_object():
     assert again == first and len(g.query(label="vase")) == 1
     assert colors_compatible("white", "silver") and not colors_compatible("red", "blue")
     assert colors_compatible("", "red")
+
+
+def test_a_partial_view_never_reshapes_a_mapped_fixture_and_supports_stay_geometric():
+    g = SceneGraph()
+    g.add_fixture("sofa_1", "sofa", (6.0, 3.4, 0.225), (5.1, 3.0, 0.0), (6.9, 3.8, 0.45), "living_room")
+    part = det("sofa", (6.5, 3.4, 0.3), kind="fixture")  # the camera saw only the sofa's right half
+    part.box_min, part.box_max, part.node_id = (6.1, 3.0, 0.0), (6.9, 3.8, 0.45), "sofa_1"
+    remote = det("remote control", (5.15, 3.66, 0.46))  # near the left end, outside the seen half
+    g.integrate_detections([part, remote], 10.0)
+    sofa = g.get("sofa_1")
+    assert (sofa.box_min, sofa.box_max, sofa.position) == ((5.1, 3.0, 0.0), (6.9, 3.8, 0.45), (6.0, 3.4, 0.225))
+    assert sofa.observation_count == 1
+    assert (g.get(remote.node_id).parent, g.get(remote.node_id).relation) == ("sofa_1", "on")
+    restored = SceneGraph.from_dict(g.to_dict())
+    restored.integrate_detections([part], 20.0)
+    assert restored.get("sofa_1").box_min == (5.1, 3.0, 0.0)

@@ -25,6 +25,14 @@ timeline keeps playing.
 - ``observe()``: the current oracle observation (``patrol.observe``), plus what lies on or in the open
   fixture the robot stands at.
 
+Honest mode (``perception`` set, a ``RobotPerception``): the robot knows what its own perception
+makes of the camera, never the simulator's instances. ``detect`` and ``peek`` return perceived
+detections (labels, measured boxes and colours, scene-graph node ids, no instance ids or authored
+attributes); ``open`` reports the perceived contents; ``pick`` takes a scene-graph node id (resolved
+to its label and position, as the robot skill server does) or a label, and picks the physical
+object of that label in view within ``resolve_radius`` of that position, failing NOT_VISIBLE when
+none is there. Only ``picked`` (the scorer's input) names the physical instance.
+
 Each attempted skill (a call whose target names something that exists) counts in ``physical_actions``
 and emits an ``InteractionEvent`` to ``events`` and to every callable in ``listeners``; ``frame_refs``
 are left empty here (the node fills them with image paths). Nothing returned carries hidden truth:
@@ -35,7 +43,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Protocol
 
 import numpy as np
 
@@ -44,7 +52,7 @@ from mnemo_common.types import Detection, InteractionEvent, Observation, Pose2D,
 
 from .navigation import approach_pose, path_length, plan_path
 from .patrol import DEFAULT_CAMERA, CameraConfig, camera_pose, observe, visible_now
-from .world import World, container_floor_z
+from .world import DRAWER_TRAVEL, World, container_floor_z
 
 STOP_WORDS = {"a", "an", "the", "of", "on", "in", "with", "me", "my", "some", "any", "and", "to", "that", "is"}
 
@@ -62,6 +70,17 @@ class SkillConfig:
     pick_time: float = 6.0
     place_time: float = 5.0
     camera: CameraConfig = DEFAULT_CAMERA
+    resolve_radius: float = 0.5  # m: honest pick finds the object of the node's label this close to the node
+
+
+class RobotPerception(Protocol):
+    """What an honest robot knows of what it sees (the simulator's instances never pass)."""
+
+    def sense(self) -> list[Detection]:
+        """Detections of the current camera view, associated to scene-graph nodes (``node_id``)."""
+
+    def locate(self, target: str) -> Optional[tuple[str, tuple[float, float, float]]]:
+        """(label, position) of the scene-graph object node ``target`` names, or None."""
 
 
 def words(text: str) -> list[str]:
@@ -100,6 +119,7 @@ class SimRobot:
         self.events: list[InteractionEvent] = []
         self.physical_actions = 0
         self.picked: list[str] = []  # instances picked since the last reset_counters (the scorer reads it)
+        self.perception: Optional[RobotPerception] = None  # set: honest mode (see the module docstring)
         self._event_count = 0
 
     def reset_counters(self) -> None:
@@ -240,9 +260,12 @@ class SimRobot:
         return self._act("navigate", target, duration, True, Status.OK, f"arrived {where}", SkillSignals())
 
     def detect(self, query: str = "") -> SkillResult:
-        objects, fixtures = self._in_view()
-        dets = [self._detection(o, "object") for o in objects] + [self._detection(f, "fixture") for f in fixtures]
-        dets = [d for d in dets if matches(query, d.label, d.attributes, d.instance_id)]
+        if self.perception is not None:
+            dets = [d for d in self.perception.sense() if matches(query, d.label, d.attributes, d.node_id)]
+        else:
+            objects, fixtures = self._in_view()
+            dets = [self._detection(o, "object") for o in objects] + [self._detection(f, "fixture") for f in fixtures]
+            dets = [d for d in dets if matches(query, d.label, d.attributes, d.instance_id)]
         message = f"{len(dets)} in view" + (f" matching {query!r}" if query.strip() else "")
         return self._act("detect", query, self.config.detect_time, True, Status.OK, message, SkillSignals(),
                          detections=dets)
@@ -288,7 +311,8 @@ class SimRobot:
         world.set_open(target, want_open)
         signals = SkillSignals(contact=True, joint_displacement=travel * (1.0 + self._noise(0.03)),
                                gripper_closure=0.8 + self._noise(0.02), gripper_effort=9.0 + self._noise(1.0))
-        seen = [self._sc.object_by_id[o].label for o in world.present_objects_at(target)] if want_open else []
+        seen = [d.label for d in self._perceived_at(target)] if want_open and self.perception is not None else \
+            [self._sc.object_by_id[o].label for o in world.present_objects_at(target)] if want_open else []
         return self._act(skill, target, duration, True, Status.OK, f"{target} {'opened' if want_open else 'closed'}",
                          signals, seen_contents=seen)
 
@@ -304,8 +328,10 @@ class SimRobot:
         if fixture.is_container and not world.is_open(target):
             return self._act("peek", target, self.config.peek_time, False, Status.FAILED,
                              f"{target} is closed: open it first", SkillSignals(), outcome=SkillCode.CONTAINER_CLOSED)
-        contents = world.present_objects_at(target)
-        dets = [self._detection(o, "object") for o in contents]
+        if self.perception is not None:
+            dets = self._perceived_at(target)
+        else:
+            dets = [self._detection(o, "object") for o in world.present_objects_at(target)]
         return self._act("peek", target, self.config.peek_time, True, Status.OK,
                          f"{len(dets)} object(s) {'in' if fixture.is_container else 'on'} {target}", SkillSignals(),
                          seen_contents=[d.label for d in dets], detections=dets)
@@ -319,8 +345,12 @@ class SimRobot:
                              "the gripper already holds an object: place it first", SkillSignals(contact=True),
                              outcome=SkillCode.GRIPPER_OCCUPIED)
         objects, _ = self._in_view()
-        candidates = [o for o in objects if o == target] or \
-            [o for o in objects if matches(target, self._sc.object_by_id[o].label, self._sc.object_by_id[o].attributes)]
+        if self.perception is not None:
+            candidates = self._resolve(target, objects)  # nearest the node's position first
+        else:
+            specs = self._sc.object_by_id
+            candidates = [o for o in objects if o == target] or \
+                [o for o in objects if matches(target, specs[o].label, specs[o].attributes)]
         if not candidates:
             return self._act("pick", target, 1.0, False, Status.NOT_FOUND, f"no object matching {target!r} in view",
                              SkillSignals(), outcome=SkillCode.NOT_VISIBLE)
@@ -331,15 +361,45 @@ class SimRobot:
                              f"{target!r} is in view but out of reach: navigate to {where} first", SkillSignals(),
                              outcome=SkillCode.OUT_OF_REACH, reachable_from=where)
         here = world.robot_pose
-        oid = min(reachable, key=lambda o: math.dist(world.object_position(o)[:2], (here.x, here.y)))
+        oid = reachable[0] if self.perception is not None else \
+            min(reachable, key=lambda o: math.dist(world.object_position(o)[:2], (here.x, here.y)))
         spec = self._sc.object_by_id[oid]
         world.pick_up(oid)
         self.picked.append(oid)
         closure = min(0.95, max(0.1, 1.0 - min(spec.size[0], spec.size[1]) / 0.12))
         signals = SkillSignals(contact=True, joint_displacement=0.0, gripper_closure=closure + self._noise(0.01),
                                gripper_effort=12.0 + self._noise(1.0))
-        return self._act("pick", target, self.config.pick_time, True, Status.OK, f"picked {spec.label} {oid}", signals,
-                         picked_id=oid, picked_label=spec.label)
+        name = target if self.perception is not None else oid  # honest: the robot's own name for it
+        return self._act("pick", target, self.config.pick_time, True, Status.OK, f"picked {spec.label} {name}", signals,
+                         picked_id=name, picked_label=spec.label)
+
+    # ------------------------------------------------------------------ honest mode
+    def _resolve(self, target: str, objects: list[str]) -> list[str]:
+        """The objects in view a target names: a scene-graph node's label near its position, or a
+        label (every word of the target a word of the class)."""
+        located = self.perception.locate(target)
+        label, near = located if located is not None else (target, None)
+        named = [o for o in objects if matches(label, self._sc.object_by_id[o].label, {})]
+        if near is None:
+            return named
+        dist = {o: math.dist(self.world.object_position(o), near) for o in named}
+        return sorted((o for o in named if dist[o] <= self.config.resolve_radius), key=dist.get)
+
+    def _perceived_at(self, fixture_id: str) -> list[Detection]:
+        """Objects perception sees now on or in a fixture (inside its mapped footprint)."""
+        fixture = self._sc.fixture_by_id[fixture_id]
+        x, y, yaw = fixture.pose
+        c, s = math.cos(yaw), math.sin(yaw)
+        front = DRAWER_TRAVEL * fixture.size[0] if fixture.is_drawer and self.world.is_open(fixture_id) else 0.0
+        margin = 0.05  # m: depth noise at the edges
+
+        def covers(d: Detection) -> bool:
+            dx, dy = d.centroid[0] - x, d.centroid[1] - y
+            lx, ly = c * dx + s * dy, -s * dx + c * dy  # in the fixture's own frame
+            return -fixture.size[0] / 2 - margin <= lx <= fixture.size[0] / 2 + front + margin and \
+                abs(ly) <= fixture.size[1] / 2 + margin
+
+        return [d for d in self.perception.sense() if d.kind == "object" and covers(d)]
 
     def place(self, target: str) -> SkillResult:
         bad = self._check_fixture("place", target, container=False)

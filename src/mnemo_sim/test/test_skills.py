@@ -222,3 +222,51 @@ def test_outcomes_say_what_the_skill_found(small, small_data):
     walled = robot(parse_scenario(small_data))
     result = walled.navigate("desk_1")  # in the study, behind a wall
     assert not result.success and result.outcome == SkillCode.NO_PATH and walled.physical_actions == 0
+
+
+class FakePerception:
+    """An honest robot's perception for skill tests: the graph's nodes by id, detections from truth
+    positions with node ids and no instance ids."""
+
+    def __init__(self, robot, nodes):
+        self.robot, self.nodes = robot, nodes  # node id -> (label, position)
+
+    def sense(self):
+        from mnemo_common.types import Detection
+
+        objects, _ = self.robot._in_view()
+        out = []
+        for oid in objects:
+            pos = self.robot.world.object_position(oid)
+            node = next((n for n, (_, p) in self.nodes.items() if p == pos), "")
+            out.append(Detection(label=self.robot.world.scenario.object_by_id[oid].label, score=1.0, kind="object",
+                                 centroid=pos, node_id=node))
+        return out
+
+    def locate(self, target):
+        return self.nodes.get(target)
+
+
+def test_honest_pick_resolves_a_node_by_label_and_position_and_never_by_instance_id(small):
+    r = robot(small)
+    mug = r.world.object_position("mug_1")
+    r.perception = FakePerception(r, {"node_7": ("mug", mug), "node_8": ("mug", (mug[0] + 2.0, mug[1], mug[2])),
+                                      "node_9": ("cup", mug)})
+    r.navigate("table_1")
+    assert r.pick("mug_1").outcome == SkillCode.NOT_VISIBLE  # the simulator's id names nothing to the robot
+    assert r.pick("node_8").outcome == SkillCode.NOT_VISIBLE  # a mug node where no mug is
+    assert r.pick("node_9").outcome == SkillCode.NOT_VISIBLE  # something else where the mug is
+    assert all(d.instance_id == "" and d.node_id == "node_7" for d in r.detect("mug").detections)
+    res = r.pick("node_7")
+    assert res.success and res.picked_id == "node_7" and "mug_1" not in res.message
+    assert r.events[-1].picked_id == "node_7"
+    assert r.picked == ["mug_1"]  # the scorer's input alone names the instance
+
+
+def test_honest_peek_and_open_report_what_perception_sees_inside(small):
+    r = robot(small)
+    r.perception = FakePerception(r, {})
+    r.navigate("cabinet_2")
+    assert r.open("cabinet_2").success and r.events[-1].seen_contents == ["ketchup bottle"]
+    res = r.peek("cabinet_2")
+    assert res.success and [(d.label, d.instance_id) for d in res.detections] == [("ketchup bottle", "")]

@@ -1,10 +1,11 @@
 """``mnemo bench [SCENARIO_FILES...] [--generated N [--size S] [--days D]] [--methods ...]
-[--perception oracle|realistic] [--ros] [--seed N] [--out DIR] [--qa]``: run the benchmark and write its report.
+[--perception MODE...] [--ros] [--seed N] [--out DIR] [--qa]``: run the benchmark and write its report.
 
 Default suite: every scenario shipped with mnemo_sim, every method, oracle perception, memory QA
 on; finishes in a few minutes on two cores (see the package README for the measured time).
-Realistic perception renders every patrol frame, so by default it runs on the smallest shipped
-scenario only unless scenario files are given.
+Realistic and honest perception render every patrol frame, so by default they run on the smallest
+shipped scenario only unless scenario files are given. ``--perception oracle honest`` reports both
+side by side (oracle labelled an upper bound).
 
 ``--generated N`` adds N homes from mnemo_sim's generator (generator seeds ``--seed`` ..
 ``--seed + N - 1``), homes no method was tuned on; with no scenario argument they replace the
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from mnemo_bench.methods import DEFAULT_METHODS, METHODS
+from mnemo_bench.realistic import PERCEPTION_MODES
 
 REALISTIC_DEFAULT = "student_flat"  # the smallest shipped scenario (800 patrol frames)
 ROS_DEFAULT_METHODS = ("full",)
@@ -36,9 +38,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="days each generated home covers (default: the generator's)")
     p.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
                    help=f"methods to run (default: all): {', '.join(METHODS)}")
-    p.add_argument("--perception", choices=("oracle", "realistic"), default="oracle",
-                   help="oracle: the simulator's observations; realistic: rendered frames through the perception "
-                        "ground-truth backend and deprojection")
+    p.add_argument("--perception", nargs="+", choices=PERCEPTION_MODES, default=["oracle"], metavar="MODE",
+                   help="one or more of: oracle (the simulator's observations, ids and authored attributes: an "
+                        "upper bound); realistic (rendered frames through the perception ground-truth backend and "
+                        "deprojection, simulator instance ids kept); honest (the same without instance ids: identity "
+                        "from the scene graph's association, skills resolve node ids by label and position). "
+                        "Several modes are reported side by side (default: oracle)")
     p.add_argument("--ros", action="store_true", help="run the tasks through the ROS nodes (launch/sim.launch.py) "
                                                        "and compare with the in-process run of the same seed")
     p.add_argument("--tasks", default="", help="comma-separated task ids to run (default: all)")
@@ -93,7 +98,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             paths = [resolve_scenario(s) for s in args.scenarios]
         elif args.generated:
             paths = []
-        elif args.perception == "realistic" or args.ros:
+        elif set(args.perception) != {"oracle"} or args.ros:
             paths = [resolve_scenario(REALISTIC_DEFAULT)]
         else:
             paths = default_scenarios()
@@ -113,7 +118,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     qa = (not args.ros) if args.qa is None else args.qa
     out = Path(args.out)
     print(f"mnemo bench: {len(scenarios)} scenario(s) ({', '.join(s.name for s in scenarios)}), methods "
-          f"{', '.join(m.name for m in methods)}, {args.perception} perception, seed {args.seed}"
+          f"{', '.join(m.name for m in methods)}, {' and '.join(args.perception)} perception, seed {args.seed}"
           f"{', through ROS' if args.ros else ''}{', memory QA' if qa else ''}", file=sys.stderr)
     if args.ros:
         from mnemo_bench.ros_runner import run_ros_suite
@@ -121,10 +126,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         result = run_ros_suite(scenarios, methods, paths, seed=args.seed, out=out, task_filter=task_filter,
                                progress=not args.quiet)
     else:
-        from mnemo_bench.runner import run_suite
+        from mnemo_bench.runner import run_modes
 
-        result = run_suite(scenarios, methods, seed=args.seed, perception=args.perception, qa=qa,
-                           progress=not args.quiet, task_filter=task_filter)
+        result = run_modes(scenarios, methods, args.perception, seed=args.seed, qa=qa, progress=not args.quiet,
+                           task_filter=task_filter)
     if generated:
         result.meta["generated"] = {"seeds": list(range(args.seed, args.seed + args.generated)), "size": args.size,
                                     "days": args.days, "scenarios": [sc.name for sc in generated]}

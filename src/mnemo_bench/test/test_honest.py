@@ -118,3 +118,22 @@ def test_no_simulator_id_or_authored_attribute_reaches_perception_graph_memory_o
     # the scorer alone maps what was picked back to the truth, and the honest robot still succeeds
     assert any(r.picked_ids and r.picked_ids[0].startswith(MARK) for r in rows)
     assert sum(r.success for r in rows) >= 3, [(r.task_id, r.detail) for r in rows]
+
+
+def test_graph_keeps_one_node_per_object_over_rendered_patrols(tiny):
+    """Association without ids over three days of patrols, the mug moved twice: one node per
+    object, no node holding two objects, nodes within 5 cm of the truth (median)."""
+    pytest.importorskip("mujoco")
+    from mnemo_common.embedding import get_embedder
+    from mnemo_sim.render import RenderUnavailable
+
+    from mnemo_bench.graph_quality import measure
+
+    get_embedder()
+    try:
+        q = measure(tiny, every=2)
+    except RenderUnavailable as exc:
+        pytest.skip(f"no GL: {exc}")
+    assert q.objects == 3 and q.one_node == 3, q.duplicated  # the ketchup stays in a closed cabinet
+    assert (q.duplicates, q.merges) == (0, 0), (q.duplicated, q.merged)
+    assert q.median_error is not None and q.median_error <= 0.05

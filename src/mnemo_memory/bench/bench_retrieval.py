@@ -11,10 +11,12 @@ For every object a patrol saw, the queries people ask, each asked through ``sear
 - where       "where is my black Playtron games console"
 - left on     "the black Playtron games console I left on the tv stand"  (where it was seen most)
 
-R@1 / R@5: a top-1 / top-5 record saw that object (left on: at that fixture). Memory QA
-(``mnemo_bench.qa``: current, overwritten, habit) R@5 and answer accuracy, with memory in the
-embedded engine. Baseline: the same engine and plans with the object index switched off (as a
-store created before object-level memory), i.e. records ranked by their caption alone.
+R@1 / R@5: a top-1 / top-5 record saw that object (left on: at that fixture). Memory QA of five
+kinds (``recall_qa``: current, overwritten, habit, counting, co-location) asked patrol by patrol
+and answered from memory alone (``mnemo_memory.recall``): R@1 / R@5 of the evidence returned and
+answer accuracy. Baseline: the same engine, the same queries and plans with the object index
+switched off (as a store created before object-level memory): records ranked by their caption
+alone, and no sighting to resolve a question's object, so a plan returns its text search.
 Compaction: the share of records left after online compaction of the same patrol, and QA with it.
 """
 from __future__ import annotations
@@ -31,6 +33,8 @@ from mnemo_common.embedding import get_embedder
 from mnemo_memory.compaction import CompactionConfig
 from mnemo_memory.ingest import record_from_observation
 from mnemo_memory.service import MemoryService
+from recall_qa import KINDS as QA_KINDS
+from recall_qa import ask, questions
 
 KINDS = ("class", "attributes", "owner", "where", "left on")
 K = 5
@@ -89,22 +93,22 @@ def score_queries(memory: MemoryService, queries: list[ObjectQuery]) -> dict[str
     return out
 
 
-def run_seed(seed: int, size: str, days: Any, qa: bool, tmp: str) -> dict:
+def run_seed(seed: int, size: str, days: Any, qa: bool, tmp: str, embedder: Any = None) -> dict:
     from mnemo_sim.generator import generate_scenario
     from mnemo_sim.tasks import TaskRunner
 
-    from mnemo_bench.qa import run_qa, summarize_qa
-
-    embedder = get_embedder()
+    embedder = embedder or get_embedder()
     scenario = generate_scenario(seed, size=size, days=days)
-    replay = TaskRunner(scenario, 0)
-    observations = list(replay.run_patrols(float("inf")))
+    observations, asks = questions(scenario, TaskRunner(scenario, 0))
+    if not qa:
+        asks = []
     seen_at: dict[str, Counter] = defaultdict(Counter)
     for obs in observations:
         for s in obs.sightings:
             if s.kind == "object" and s.object_id and s.support:
                 seen_at[s.object_id][s.support] += 1
     queries = object_queries(scenario, seen_at)
+    ends = [segment.end_t for segment in scenario.patrol]
 
     def store(name: str, compaction: Any = None) -> MemoryService:
         return MemoryService.open(embedder, f"{tmp}/{seed}-{name}", compaction=compaction)
@@ -117,20 +121,28 @@ def run_seed(seed: int, size: str, days: Any, qa: bool, tmp: str) -> dict:
     }
     for name, make in variants.items():
         memory = make()
-        for i in range(0, len(observations), 256):
-            memory.add([record_from_observation(o, o.caption) for o in observations[i:i + 256]])
-        row = {"records": memory.count(), "objects": score_queries(memory, queries)}
+        answered, i = [], 0
+        for end in ends:  # patrol by patrol, each question asked when its patrol ends
+            batch = []
+            while i < len(observations) and observations[i].stamp <= end:
+                batch.append(record_from_observation(observations[i], observations[i].caption))
+                i += 1
+            for j in range(0, len(batch), 256):
+                memory.add(batch[j:j + 256])
+            answered += [ask(memory, q) for q in asks if q.at == end]
+        memory.add([record_from_observation(o, o.caption) for o in observations[i:]])
+        out[name] = {"records": memory.count(), "objects": score_queries(memory, queries), "qa": answered}
         memory.close()
-        if qa:
-            qa_memory = make()
-            row["qa"] = summarize_qa(run_qa(scenario, 0, memory=qa_memory))
-            qa_memory.close()
-        out[name] = row
     return out
 
 
 def _rate(pairs: list[tuple[bool, bool]], which: int) -> str:
     return f"{sum(p[which] for p in pairs) / len(pairs):.2f}" if pairs else "-"
+
+
+def _accuracy(answers: list) -> str:
+    given = [a.correct for a in answers if a.correct is not None]
+    return f"{sum(given) / len(given):.3f}" if given and len(given) == len(answers) else "-"
 
 
 def report(results: list[dict], qa: bool) -> None:
@@ -152,20 +164,24 @@ def report(results: list[dict], qa: bool) -> None:
               + " | ".join(cells) + f" | {_rate(everything, 0)} / {_rate(everything, 1)} |")
     if not qa:
         return
-    print("\n| memory | question | n | answer accuracy | R@5 |\n|---|---|---|---|---|")
+    print("\nMemory QA, answered from memory alone (accuracy: the answer memory gives; '-': none given)")
+    print("\n| memory | " + " | ".join(f"{k} R@1 / R@5" for k in QA_KINDS) + " | all R@1 / R@5 | " +
+          " | ".join(f"{k} accuracy" for k in QA_KINDS) + " | all accuracy |")
+    print("|---" * (3 + 2 * len(QA_KINDS)) + "|")
     for v in variants:
-        totals: dict[str, list] = defaultdict(lambda: [0, 0, 0.0, 0])  # n, correct, hits, n with memory
+        by_kind: dict[str, list] = defaultdict(list)
         for r in results:
-            for kind, s in r[v]["qa"].items():
-                t = totals[kind]
-                t[0] += s["n"]
-                t[1] += s["correct"]
-                if s["r_at_5"] is not None:
-                    t[2] += s["r_at_5"] * s["n"]
-                    t[3] += s["n"]
-        for kind, (n, correct, hits, with_memory) in totals.items():
-            r5 = f"{hits / with_memory:.2f}" if with_memory else "-"
-            print(f"| {v} | {kind} | {n} | {correct / n:.3f} | {r5} |")
+            for a in r[v]["qa"]:
+                by_kind[a.kind].append(a)
+        everything = [a for answers in by_kind.values() for a in answers]
+        cells = []
+        for k in QA_KINDS:
+            pairs_k = [(a.r1, a.r5) for a in by_kind[k]]
+            cells.append(f"{_rate(pairs_k, 0)} / {_rate(pairs_k, 1)} (n={len(pairs_k)})")
+        pairs_all = [(a.r1, a.r5) for a in everything]
+        accuracy = [_accuracy(by_kind[k]) for k in QA_KINDS] + [_accuracy(everything)]
+        print(f"| {v} | " + " | ".join(cells) + f" | {_rate(pairs_all, 0)} / {_rate(pairs_all, 1)} | " +
+              " | ".join(accuracy) + " |")
 
 
 def main() -> None:
@@ -173,7 +189,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--size", default="medium", choices=("small", "medium", "large"))
     parser.add_argument("--days", type=int, default=None, help="days of patrol (generator default when unset; up to 30)")
-    parser.add_argument("--no-qa", action="store_true", help="object queries only (memory QA replays every patrol)")
+    parser.add_argument("--no-qa", action="store_true", help="object queries only")
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory(prefix="mnemo_bench_retrieval_") as tmp:

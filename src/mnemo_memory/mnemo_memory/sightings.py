@@ -47,9 +47,14 @@ def sighting_text(s: Sighting, room: str) -> str:
     return f"{text}, {', '.join(extra)}" if extra else text
 
 
+def words(text: str) -> set[str]:
+    """The lower-cased words of a text."""
+    return set(_WORD.findall(text.lower()))
+
+
 def sparse_words(text: str) -> tuple[list[int], list[float]]:
     """Bag of lower-cased words as a sparse vector (indices: a stable hash of each word)."""
-    indices = sorted({zlib.crc32(w.encode()) & 0x7FFFFFFF for w in _WORD.findall(text.lower())})
+    indices = sorted({zlib.crc32(w.encode()) & 0x7FFFFFFF for w in words(text)})
     return indices, [1.0] * len(indices)
 
 

@@ -90,15 +90,22 @@ class MemoryService:
         id is the run record's."""
         for r in records:
             validate_record(r)
+        # embedding first, outside the lock: queries are served meanwhile (a repeat that compaction
+        # then absorbs was embedded for nothing, but its texts are the run's, mostly cached)
+        missing = [r for r in records if r.embedding is None]
+        if missing:
+            for r, e in zip(missing, self.embedder.embed([r.caption for r in missing])):
+                r.embedding = e
+        object_vectors = self._object_vectors(records) if self.store.objects else None
         with self._lock:
             try:
-                return self._add(records)
+                return self._add(records, object_vectors)
             except BaseException:
                 if self.compaction:  # runs it opened may not be stored: start afresh (only less compaction)
                     self._compactor = Compactor(self.compaction)
                 raise
 
-    def _add(self, records: Sequence[MemoryRecord]) -> list[str]:
+    def _add(self, records: Sequence[MemoryRecord], object_vectors: Optional[list[np.ndarray]]) -> list[str]:
         fresh, extended, owner = list(records), {}, {}
         if self._compactor is not None:
             fresh = []
@@ -108,11 +115,10 @@ class MemoryService:
                     fresh.append(r)
                 else:
                     extended[id(held)], owner[id(r)] = held, held
-        missing = [r for r in fresh if r.embedding is None]
-        if missing:
-            for r, e in zip(missing, self.embedder.embed([r.caption for r in missing])):
-                r.embedding = e
-        self.store.add(fresh, self._object_vectors(fresh) if self.store.objects else None)
+        if object_vectors is not None:
+            kept = {id(r) for r in fresh}
+            object_vectors = [v for r, v in zip(records, object_vectors) if id(r) in kept]
+        self.store.add(fresh, object_vectors)
         written = {id(r) for r in fresh}  # a run opened in this batch was just written whole
         self.store.extend([r for key, r in extended.items() if key not in written])
         if self.auto_optimize and self.store.optimize_due():

@@ -10,7 +10,8 @@ arrays and dict, plus the 36-character id string).
 Layout: every record has a slot (id, x, y, alive). Slots below ``_sorted_n`` are indexed by cell:
 their slot numbers sorted by cell key (row-major over a uniform grid whose cell size is chosen at
 each rebuild to hold a few records on average); later slots form an unsorted tail searched by brute
-force, and the sorted part is rebuilt when the tail grows past an eighth of it. Re-adding an id
+force, and the sorted part is rebuilt when the tail grows past an eighth of it, or past ``MAX_TAIL``
+(every query scans the tail: at 1M records an eighth made it the cost of a query). Re-adding an id
 (a replaced record) retires its old slot. No engine code here: the store feeds it and asks it.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 POINTS_PER_CELL = 6.0
 MIN_CELL = 0.01  # m
 MIN_TAIL = 2048
+MAX_TAIL = 16384  # bounds the scan; a rebuild (a sort of every key) then comes every MAX_TAIL records
 
 
 class PositionGrid:
@@ -65,7 +67,7 @@ class PositionGrid:
                 self._xs.append(x)
                 self._ys.append(y)
                 self._alive.append(1)
-            if rebuild and len(self._ids) - self._sorted_n > max(MIN_TAIL, self._sorted_n // 8):
+            if rebuild and len(self._ids) - self._sorted_n > max(MIN_TAIL, min(self._sorted_n // 8, MAX_TAIL)):
                 self._rebuild()
 
     def remove(self, ids: Iterable[str]) -> None:

@@ -37,6 +37,7 @@ from recall_qa import KINDS as QA_KINDS
 from recall_qa import ask, questions
 
 KINDS = ("class", "attributes", "owner", "where", "left on")
+VARIANTS = ("views (baseline)", "objects", "objects + compaction")
 K = 5
 
 
@@ -93,7 +94,8 @@ def score_queries(memory: MemoryService, queries: list[ObjectQuery]) -> dict[str
     return out
 
 
-def run_seed(seed: int, size: str, days: Any, qa: bool, tmp: str, embedder: Any = None) -> dict:
+def run_seed(seed: int, size: str, days: Any, qa: bool, tmp: str, embedder: Any = None,
+             only: Any = None) -> dict:
     from mnemo_sim.generator import generate_scenario
     from mnemo_sim.tasks import TaskRunner
 
@@ -114,12 +116,12 @@ def run_seed(seed: int, size: str, days: Any, qa: bool, tmp: str, embedder: Any 
         return MemoryService.open(embedder, f"{tmp}/{seed}-{name}", compaction=compaction)
 
     out: dict[str, Any] = {"seed": seed, "observations": len(observations), "queries": len(queries)}
-    variants: dict[str, Callable[[], MemoryService]] = {
-        "views (baseline)": lambda: views_only(store("views")),
-        "objects": lambda: store("objects"),
-        "objects + compaction": lambda: store("compacted", CompactionConfig()),
-    }
+    variants: dict[str, Callable[[], MemoryService]] = dict(zip(VARIANTS, (
+        lambda: views_only(store("views")), lambda: store("objects"),
+        lambda: store("compacted", CompactionConfig()))))
     for name, make in variants.items():
+        if only and name not in only:
+            continue
         memory = make()
         answered, i = [], 0
         for end in ends:  # patrol by patrol, each question asked when its patrol ends
@@ -190,12 +192,13 @@ def main() -> None:
     parser.add_argument("--size", default="medium", choices=("small", "medium", "large"))
     parser.add_argument("--days", type=int, default=None, help="days of patrol (generator default when unset; up to 30)")
     parser.add_argument("--no-qa", action="store_true", help="object queries only")
+    parser.add_argument("--variants", nargs="+", choices=VARIANTS, help="memories to compare (default: all)")
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory(prefix="mnemo_bench_retrieval_") as tmp:
         for seed in args.seeds:
             start = time.perf_counter()
-            results.append(run_seed(seed, args.size, args.days, not args.no_qa, tmp))
+            results.append(run_seed(seed, args.size, args.days, not args.no_qa, tmp, only=args.variants))
             print(f"seed {seed}: {time.perf_counter() - start:.0f} s", flush=True)
     report(results, not args.no_qa)
 

@@ -3,7 +3,9 @@
 ``location`` is a URL (``http://host:6333``), or for tests qdrant-client's local mode:
 ``":memory:"`` or ``"path:DIR"``. The embedding model's name, dimension and schema live in the
 collection's metadata; object sightings (schema 2) live in the collection ``<collection>_objects``;
-writes use ``wait=True`` so an acknowledged record is stored.
+writes use ``wait=True`` so an acknowledged record is stored. New collections get the embedded
+store's index settings (``EdgeTuning``: HNSW, int8 quantization with rescoring, vectors and payload
+on disk, segment sizes), and searches its search parameters; the server optimizes in the background.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from qdrant_client import QdrantClient, models
 
 from mnemo_common.types import MnemoError, Status
 
-from mnemo_memory.edge_store import SCHEMA_VERSION, check_meta
+from mnemo_memory.edge_store import SCHEMA_VERSION, EdgeTuning, check_meta
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.store import RRF_K, Conditions, Hit, QdrantStoreBase
@@ -55,8 +57,33 @@ def _connect(location: str, api_key: str) -> QdrantClient:
     return QdrantClient(url=location, api_key=api_key or None, timeout=30)
 
 
+def collection_settings(t: EdgeTuning) -> dict[str, Any]:
+    """``create_collection`` arguments matching the embedded store's tuning."""
+    quant = (models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(
+        type=models.ScalarType.INT8, quantile=0.99, always_ram=t.quantized_in_ram)) if t.quantization else None)
+    return {"hnsw_config": models.HnswConfigDiff(m=t.hnsw_m, ef_construct=t.hnsw_ef_construct,
+                                                 full_scan_threshold=t.full_scan_threshold_kb),
+            "quantization_config": quant, "on_disk_payload": t.payload_cold,
+            "optimizers_config": models.OptimizersConfigDiff(default_segment_number=t.segments,
+                                                             max_segment_size=t.max_segment_size_kb,
+                                                             indexing_threshold=t.indexing_threshold_kb)}
+
+
+def search_params(t: EdgeTuning, limit: int) -> models.SearchParams:
+    quant = models.QuantizationSearchParams(rescore=True, oversampling=t.oversampling) if t.quantization else None
+    return models.SearchParams(hnsw_ef=max(t.hnsw_ef, limit), quantization=quant)
+
+
+def _local(location: str) -> bool:
+    """qdrant-client's local mode: exact search in Python, which warns about search parameters."""
+    return location == ":memory:" or location.startswith("path:")
+
+
 class ClientStore(QdrantStoreBase):
-    def __init__(self, location: str, collection: str, model_name: str, dim: int, api_key: str = ""):
+    def __init__(self, location: str, collection: str, model_name: str, dim: int, api_key: str = "",
+                 tuning: EdgeTuning = EdgeTuning()):
+        self.tuning = tuning
+        self._searched_exactly = _local(location)
         self.location, self.collection, self.objects_collection = location, collection, f"{collection}_objects"
         self._client = _connect(location, api_key)
         try:
@@ -77,8 +104,9 @@ class ClientStore(QdrantStoreBase):
         self.model_name, self.dim, self.objects = model_name, dim, True
         self._create_objects()  # first: a views collection is only ever found with its objects
         self._client.create_collection(
-            self.collection, vectors_config=models.VectorParams(size=dim, distance=models.Distance.DOT),
-            metadata={"model": model_name, "dim": dim, "schema": SCHEMA_VERSION})
+            self.collection, metadata={"model": model_name, "dim": dim, "schema": SCHEMA_VERSION},
+            vectors_config=models.VectorParams(size=dim, distance=models.Distance.DOT, on_disk=self.tuning.vectors_cold),
+            **collection_settings(self.tuning))
         self._index(self.collection, INDEXED_FIELDS)
 
     def _create_objects(self) -> None:
@@ -86,8 +114,10 @@ class ClientStore(QdrantStoreBase):
             self._client.delete_collection(self.objects_collection)
         self._client.create_collection(
             self.objects_collection,
-            vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.DOT)},
-            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)})
+            vectors_config={DENSE: models.VectorParams(size=self.dim, distance=models.Distance.DOT,
+                                                       on_disk=self.tuning.vectors_cold)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            **collection_settings(self.tuning))
         self._index(self.objects_collection, SIGHTING_INDEXED_FIELDS)
 
     def _index(self, collection: str, fields: dict[str, str]) -> None:
@@ -98,6 +128,9 @@ class ClientStore(QdrantStoreBase):
                 self._client.create_payload_index(collection, name, kinds[kind], wait=True)
 
     # -- engine primitives ---------------------------------------------------------------
+    def _params(self, limit: int) -> Optional[models.SearchParams]:
+        return None if self._searched_exactly else search_params(self.tuning, limit)
+
     def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
         self._client.upsert(self.collection, wait=True, points=models.Batch(
             ids=ids, vectors=vectors.tolist(), payloads=payloads))
@@ -114,12 +147,14 @@ class ClientStore(QdrantStoreBase):
         f = client_filter(cond)
         if not words or not words[0]:
             result = self._client.query_points(self.objects_collection, query=vector.tolist(), using=DENSE,
-                                               query_filter=f, limit=limit, with_payload=True)
+                                               query_filter=f, limit=limit, with_payload=True,
+                                               search_params=self._params(limit))
         else:
             sparse = models.SparseVector(indices=words[0], values=words[1])
             result = self._client.query_points(
                 self.objects_collection, query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)), limit=limit, with_payload=True,
-                prefetch=[models.Prefetch(query=vector.tolist(), using=DENSE, filter=f, limit=limit),
+                prefetch=[models.Prefetch(query=vector.tolist(), using=DENSE, filter=f, limit=limit,
+                                          params=self._params(limit)),
                           models.Prefetch(query=sparse, using=SPARSE, filter=f, limit=limit)])
         return [(p.payload, p.score) for p in result.points]
 
@@ -136,7 +171,7 @@ class ClientStore(QdrantStoreBase):
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=client_filter(cond),
-                                           limit=limit, with_payload=True)
+                                           limit=limit, with_payload=True, search_params=self._params(limit))
         return [(p.payload, p.score) for p in result.points]
 
     def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:

@@ -98,7 +98,9 @@ class EdgeTuning:
     quantization: bool = True            # int8 scalar quantization, float rescoring (quantized_in_ram below)
     oversampling: float = 1.5
     indexing_threshold_kb: int = 20_000  # segments above this get an HNSW index (~13k 384-d vectors)
-    max_segment_size_kb: int = 60_000    # merges stop here, so no optimize pass rebuilds more than this
+    # merges stop here (~130k 384-d vectors): a search visits every segment, so at 1M records the
+    # segment count is the latency (60,000 KB made 25 segments); a larger bound makes rarer, longer passes
+    max_segment_size_kb: int = 200_000
     segments: int = 8                    # target segment count before small segments are merged
     # Float vectors memory-mapped, read on demand: only the few rescored per query are touched, and
     # a reopen does not read every vector into RAM (100k: 0.80 s instead of 1.07 s in the same bench run).
@@ -111,6 +113,9 @@ class EdgeTuning:
     # x, y, room and labels indices memory-mapped (stamp stays in RAM): 100k reopen 674-811 ms
     # instead of 863-1038 (five alternating pairs), first query and filtered queries alike
     secondary_indexes_on_disk: bool = True
+    # payload memory-mapped and read on demand: Cached read every payload at open (most of a 1M
+    # reopen, and of the RSS); a query reads ten, and position queries use the grid in RAM
+    payload_cold: bool = True
 
     def config(self, dim: int, objects: bool = False) -> "qe.EdgeConfig":
         """The view shard's config; ``objects``: the sighting shard's (a dense and a sparse named vector)."""
@@ -122,7 +127,7 @@ class EdgeTuning:
             vectors={DENSE: dense} if objects else dense,
             # inverse document frequency: a word in every sighting ("the") weighs nothing
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)} if objects else None,
-            payload_memory=qe.Memory.Cached,  # Cold opens ~25% faster but made spatial queries 2-3x slower
+            payload_memory=qe.Memory.Cold if self.payload_cold else qe.Memory.Cached,
             hnsw_config=qe.HnswIndexConfig(m=self.hnsw_m, ef_construct=self.hnsw_ef_construct,
                                            full_scan_threshold=self.full_scan_threshold_kb),
             quantization_config=quant,

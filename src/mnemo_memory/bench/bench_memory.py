@@ -25,6 +25,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,40 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return (v / np.linalg.norm(v, axis=-1, keepdims=True)).astype(np.float32)
 
 
-def synthetic(n: int, seed: int = 0) -> list[MemoryRecord]:
+@dataclass(frozen=True)
+class Synthetic:
+    """n synthetic records as arrays (cheap to hold at 1M); ``records(lo, hi)`` builds a slice."""
+
+    stamps: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
+    yaws: np.ndarray
+    n_labels: np.ndarray
+    label_idx: np.ndarray
+    color_idx: np.ndarray
+    room_idx: np.ndarray
+    emb: np.ndarray
+
+    @property
+    def rooms(self) -> np.ndarray:
+        return np.array(ROOMS)[self.room_idx]
+
+    def records(self, lo: int = 0, hi: int | None = None) -> list[MemoryRecord]:
+        out = []
+        for i in range(lo, len(self.stamps) if hi is None else hi):
+            room = ROOMS[self.room_idx[i]]
+            x, y = float(self.xs[i]), float(self.ys[i])
+            sightings = [Sighting(LABELS[self.label_idx[i, j]], (x + 1.0, y, 0.8),
+                                  {"color": COLORS[self.color_idx[i, j]]}) for j in range(self.n_labels[i])]
+            caption = f"In the {room}: " + ", ".join(f"a {s.attributes['color']} {s.label}" for s in sightings) + "."
+            out.append(MemoryRecord(id="", stamp=float(self.stamps[i]), robot_pose=Pose2D(x, y, float(self.yaws[i])),
+                                    camera_pose=Pose3D((x, y, 1.2)), caption=caption, room=room,
+                                    labels=[s.label for s in sightings], sightings=sightings,
+                                    raw_ref=f"frames/{i}.png", embedding=self.emb[i]))
+        return out
+
+
+def synthetic_arrays(n: int, seed: int = 0) -> Synthetic:
     rng = np.random.default_rng(seed)
     words = _words()
     stamps = np.sort(rng.uniform(0, 5 * 86400, n))
@@ -65,22 +99,18 @@ def synthetic(n: int, seed: int = 0) -> list[MemoryRecord]:
     lw = np.stack([words[l] for l in LABELS])
     cw = np.stack([words[c] for c in COLORS])
     rw = np.stack([words[r] for r in ROOMS])
-    mask = (np.arange(4)[None, :] < n_labels[:, None]).astype(np.float32)[:, :, None]
-    emb = rw[room_idx] + ((lw[label_idx] + cw[color_idx]) * mask).sum(axis=1)
-    emb += rng.normal(size=(n, DIM)).astype(np.float32) * (NOISE / math.sqrt(DIM))
-    emb = _unit(emb)
-    out = []
-    for i in range(n):
-        room = ROOMS[room_idx[i]]
-        x, y = float(xs[i]), float(ys[i])
-        sightings = [Sighting(LABELS[label_idx[i, j]], (x + 1.0, y, 0.8), {"color": COLORS[color_idx[i, j]]})
-                     for j in range(n_labels[i])]
-        caption = f"In the {room}: " + ", ".join(f"a {s.attributes['color']} {s.label}" for s in sightings) + "."
-        out.append(MemoryRecord(id="", stamp=float(stamps[i]), robot_pose=Pose2D(x, y, float(yaws[i])),
-                                camera_pose=Pose3D((x, y, 1.2)), caption=caption, room=room,
-                                labels=[s.label for s in sightings], sightings=sightings, raw_ref=f"frames/{i}.png",
-                                embedding=emb[i]))
-    return out
+    emb = np.empty((n, DIM), np.float32)
+    for lo in range(0, n, 100_000):  # in slices: the temporaries of 1M rows at once take several GB
+        hi = min(n, lo + 100_000)
+        mask = (np.arange(4)[None, :] < n_labels[lo:hi, None]).astype(np.float32)[:, :, None]
+        e = rw[room_idx[lo:hi]] + ((lw[label_idx[lo:hi]] + cw[color_idx[lo:hi]]) * mask).sum(axis=1)
+        e += rng.normal(size=(hi - lo, DIM)).astype(np.float32) * (NOISE / math.sqrt(DIM))
+        emb[lo:hi] = _unit(e)
+    return Synthetic(stamps, xs, ys, yaws, n_labels, label_idx, color_idx, room_idx, emb)
+
+
+def synthetic(n: int, seed: int = 0) -> list[MemoryRecord]:
+    return synthetic_arrays(n, seed).records()
 
 
 def make_queries(n: int, seed: int = 1) -> list[dict]:

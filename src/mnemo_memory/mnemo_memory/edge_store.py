@@ -99,7 +99,7 @@ class EdgeTuning:
     oversampling: float = 1.5
     indexing_threshold_kb: int = 20_000  # segments above this get an HNSW index (~13k 384-d vectors)
     # merges stop here (~130k 384-d vectors): a search visits every segment, so at 1M records the
-    # segment count is the latency (60,000 KB made 25 segments); a larger bound makes rarer, longer passes
+    # segment count sets the latency (60,000 KB leaves ~25); a larger bound makes rarer, longer passes
     max_segment_size_kb: int = 200_000
     segments: int = 8                    # target segment count before small segments are merged
     # Float vectors memory-mapped, read on demand: only the few rescored per query are touched, and
@@ -113,8 +113,8 @@ class EdgeTuning:
     # x, y, room and labels indices memory-mapped (stamp stays in RAM): 100k reopen 674-811 ms
     # instead of 863-1038 (five alternating pairs), first query and filtered queries alike
     secondary_indexes_on_disk: bool = True
-    # payload memory-mapped and read on demand: Cached read every payload at open (most of a 1M
-    # reopen, and of the RSS); a query reads ten, and position queries use the grid in RAM
+    # payload memory-mapped and read on demand: Cached read every payload into RAM at open; a query
+    # reads ten, and plain position queries use the grid in RAM (whose read-back at open is slower)
     payload_cold: bool = True
 
     def config(self, dim: int, objects: bool = False) -> "qe.EdgeConfig":

@@ -20,7 +20,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
-from mnemo_common.types import Detection, Observation, Sighting
+from mnemo_common.types import Detection, Observation
+from mnemo_scene_graph.map_fixtures import declare_map_fixtures  # noqa: F401 (the bench's import)
 
 PERCEPTION_MODES = ("oracle", "realistic", "honest")  # oracle: the simulator's own observations
 
@@ -112,29 +113,9 @@ class StackPerception:
         return (node.label, tuple(node.position)) if node.kind == "object" else None
 
 
-def declare_map_fixtures(graph: Any, scenario: Any, stamp: float = 0.0) -> None:
-    """The mapped furniture in the scene graph (ids, classes, footprint boxes), as a robot's map has it."""
-    from mnemo_common.types import PropertyValue
-
-    for fx in scenario.fixtures:
-        xs, ys = zip(*fx.footprint())
-        graph.add_fixture(fx.id, fx.label, (fx.pose[0], fx.pose[1], fx.size[2] / 2),
-                          (min(xs), min(ys), 0.0), (max(xs), max(ys), fx.size[2]), fx.room, stamp)
-        # Whether furniture has doors is part of the map (never whether it is locked).
-        graph.update(fx.id, properties={"kind": PropertyValue(fx.kind, 1.0, "map", stamp)}, source="map", stamp=stamp)
-
-
 def integrate(graph: Any, perceived: Perceived) -> Observation:
     """Detections into the scene graph; returns the observation for memory, its sightings named
     and supported as the graph resolved them."""
-    obs = perceived.obs
-    graph.integrate_detections(perceived.detections, obs.stamp, camera_pose=obs.camera_pose, room=obs.room)
-    sightings = []
-    for d in perceived.detections:
-        node = graph.get(d.node_id) if d.node_id and d.node_id in graph else None
-        sightings.append(Sighting(label=d.label, position=tuple(d.centroid), attributes=dict(d.attributes),
-                                  kind=d.kind, object_id=d.instance_id or d.node_id,
-                                  support=node.parent if node is not None and d.kind != "fixture" else "",
-                                  relation=node.relation if node is not None and d.kind != "fixture" else "",
-                                  score=float(d.score)))
-    return replace(obs, sightings=sightings)
+    from mnemo_scene_graph.sightings import integrate_frame
+
+    return integrate_frame(graph, perceived.obs, perceived.detections)

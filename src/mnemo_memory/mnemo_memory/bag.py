@@ -1,13 +1,16 @@
 """rosbag2 MCAP files: read Observation messages to build memory offline, and write them (tests,
-demos). Messages are CDR-decoded with rclpy's own deserializer, so a bag recorded by
-``ros2 bag record -s mcap`` on a robot reads the same as one written here.
+demos); read and write any ROS messages the same way (the raw sensor topics of a robot or of the
+simulator: ``read_messages``, ``write_messages``). Messages are CDR-decoded with rclpy's own
+deserializer, so a bag recorded by ``ros2 bag record -s mcap`` on a robot reads the same as one
+written here.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from mnemo_common.types import Observation
 
@@ -50,23 +53,57 @@ def msgdef_text(datatype: str) -> str:
     return "\n".join([main] + sections)
 
 
-def write_observations(path: str | Path, observations: Iterable[Observation], topic: str) -> int:
-    """Write observations as a rosbag2 MCAP file (mcap-ros2-support's writer); returns the count."""
-    from mcap_ros2.writer import Writer
-
-    from mnemo_common.ros import observation_to_msg
+def write_messages(path: str | Path, messages: Iterable[tuple[str, str, Any, float]]) -> int:
+    """Write (topic, datatype such as ``sensor_msgs/msg/Image``, message, stamp seconds) as a rosbag2
+    MCAP file, each message CDR-serialised by rclpy (as ``ros2 bag record`` does); returns the count."""
+    from mcap.writer import Writer
+    from rclpy.serialization import serialize_message
 
     n = 0
+    schemas: dict[str, int] = {}
+    channels: dict[tuple[str, str], int] = {}
     with open(path, "wb") as f:
         writer = Writer(f)
-        schema = writer.register_msgdef(OBSERVATION_TYPE, msgdef_text(OBSERVATION_TYPE))
-        for obs in observations:
-            stamp_ns = int(round(obs.stamp * 1e9))
-            writer.write_message(topic, schema, observation_to_msg(obs), log_time=stamp_ns, publish_time=stamp_ns,
-                                 sequence=n)
+        writer.start(profile="ros2", library="mnemo")
+        for topic, datatype, msg, stamp in messages:
+            if datatype not in schemas:
+                schemas[datatype] = writer.register_schema(datatype, "ros2msg", msgdef_text(datatype).encode())
+            if (topic, datatype) not in channels:
+                channels[(topic, datatype)] = writer.register_channel(topic, "cdr", schemas[datatype])
+            stamp_ns = int(round(stamp * 1e9))
+            writer.add_message(channels[(topic, datatype)], log_time=stamp_ns, data=serialize_message(msg),
+                               publish_time=stamp_ns, sequence=n)
             n += 1
         writer.finish()
     return n
+
+
+def write_observations(path: str | Path, observations: Iterable[Observation], topic: str) -> int:
+    """Write observations as a rosbag2 MCAP file; returns the count."""
+    from mnemo_common.ros import observation_to_msg
+
+    return write_messages(path, ((topic, OBSERVATION_TYPE, observation_to_msg(obs), obs.stamp) for obs in observations))
+
+
+def message_class(datatype: str) -> Any:
+    """The rclpy message class of ``pkg/msg/Name``."""
+    pkg, _, name = datatype.split("/")
+    return getattr(importlib.import_module(f"{pkg}.msg"), name)
+
+
+def read_messages(path: str | Path, topics: Sequence[str]) -> Iterator[tuple[str, Any]]:
+    """(topic, message) of the given topics in log-time order, deserialised by rclpy."""
+    from mcap.reader import make_reader
+    from rclpy.serialization import deserialize_message
+
+    classes: dict[int, Any] = {}
+    with open(path, "rb") as f:
+        for schema, channel, message in make_reader(f).iter_messages(topics=list(topics), log_time_order=True):
+            if schema is None:
+                continue
+            if schema.id not in classes:
+                classes[schema.id] = message_class(schema.name)
+            yield channel.topic, deserialize_message(message.data, classes[schema.id])
 
 
 def read_observations(path: str | Path, topics: Optional[Sequence[str]] = None) -> Iterator[Observation]:

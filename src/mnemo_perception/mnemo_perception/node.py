@@ -58,6 +58,7 @@ class PerceptionNodeConfig:
     fixture_labels: tuple[str, ...] = ()
     min_score: float = 0.25
     device: str = "cpu"
+    drop_instance_ids: bool = False
     color_topic: str = names.COLOR_IMAGE
     depth_topic: str = names.DEPTH_IMAGE
     camera_info_topic: str = names.CAMERA_INFO
@@ -89,6 +90,8 @@ DESCRIPTIONS = {
     "vocabulary": "labels to detect (text prompts of open-vocabulary models); empty keeps every label",
     "fixture_labels": "labels the neural backends report with kind 'fixture'",
     "min_score": "minimum detector confidence",
+    "drop_instance_ids": "publish object detections without the detector's instance ids (honest mode: the simulator's "
+                         "ids never pass; identity is the scene graph's), fixture ids as node ids (the map's)",
     "device": "torch device of the neural backends, e.g. cpu or cuda:0",
     "color_topic": "colour image topic (rgb8 or bgr8)",
     "depth_topic": "depth image topic (32FC1 metres or 16UC1 millimetres), registered to the colour image",
@@ -123,7 +126,8 @@ class PerceptionNode(Node):
                                 vocabulary=tuple(cfg.vocabulary), fixture_labels=tuple(cfg.fixture_labels),
                                 min_score=cfg.min_score, device=cfg.device)
         self.perception = Perception(make_detector(backend, self.get_logger()),
-                                     DeprojectionConfig(outlier_method=cfg.outlier_method, min_points=cfg.min_points))
+                                     DeprojectionConfig(outlier_method=cfg.outlier_method, min_points=cfg.min_points),
+                                     drop_instance_ids=cfg.drop_instance_ids)
         self._detector_lock = threading.Lock()  # models are not thread-safe: worker and Detect take turns
         self.drops = DropCounter(cfg.warn_period)
         self.published = 0

@@ -8,6 +8,7 @@ import bisect
 import threading
 import time
 from collections import Counter, OrderedDict
+from dataclasses import replace
 from typing import Any, Callable, Generic, Optional, TypeVar
 
 import numpy as np
@@ -49,11 +50,17 @@ def validate_frame(frame: Frame, config: DeprojectionConfig) -> None:
 
 
 class Perception:
-    """Detector + deprojection: ``process(frame)`` -> FrameDetections in the map frame."""
+    """Detector + deprojection: ``process(frame)`` -> FrameDetections in the map frame.
 
-    def __init__(self, detector: Detector, config: DeprojectionConfig = DeprojectionConfig()):
+    ``drop_instance_ids``: objects leave without the detector's instance ids (the ground-truth
+    backend's are the simulator's), so downstream identity is the scene graph's; a fixture's id
+    moves to ``node_id`` (fixture ids are the map's, public knowledge)."""
+
+    def __init__(self, detector: Detector, config: DeprojectionConfig = DeprojectionConfig(),
+                 drop_instance_ids: bool = False):
         self.detector = detector
         self.config = config
+        self.drop_instance_ids = drop_instance_ids
         self.skipped: Counter = Counter()  # instances without a detection, by reason
 
     def process(self, frame: Frame) -> FrameDetections:
@@ -64,6 +71,9 @@ class Perception:
             raise FrameError("detector_input", str(exc)) from exc
         detections = deproject_instances(frame.rgb, frame.depth, frame.intrinsics, frame.camera_pose, instances,
                                          self.config, self.skipped)
+        if self.drop_instance_ids:
+            detections = [replace(d, instance_id="", node_id=d.instance_id if d.kind == "fixture" else d.node_id)
+                          for d in detections]
         return FrameDetections(stamp=frame.stamp, camera_pose=frame.camera_pose, robot_pose=frame.robot_pose,
                                detections=detections, image_ref=frame.image_ref)
 

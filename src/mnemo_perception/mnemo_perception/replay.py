@@ -95,12 +95,9 @@ class RawIngestReport:
 
 
 def ingest_frames(frames: Iterable[Any], memory: Any, builder: RecordBuilder, graph: Any, perception: Any,
-                  rooms: Optional[Callable[[float, float], str]] = None, honest: bool = True,
-                  batch_size: int = 256) -> RawIngestReport:
+                  rooms: Optional[Callable[[float, float], str]] = None, batch_size: int = 256) -> RawIngestReport:
     """Each frame through perception, the scene graph (association, supports) and, rate-limited and
-    captioned from what the graph made of it, into memory. ``honest`` drops a detector's instance
-    ids from objects (the ground-truth backend's), so identity is the graph's; fixtures keep theirs
-    when the graph knows that fixture from the map. ``rooms(x, y)`` names the room of a position."""
+    captioned from what the graph made of it, into memory. ``rooms(x, y)`` names the room of a position."""
     from mnemo_perception.conversions import camera_heading
     from mnemo_perception.pipeline import FrameError
     from mnemo_scene_graph.sightings import integrate_frame
@@ -113,8 +110,7 @@ def ingest_frames(frames: Iterable[Any], memory: Any, builder: RecordBuilder, gr
         except FrameError:
             report.dropped += 1
             continue
-        detections = [replace(d, mask=None, instance_id="" if honest or d.kind == "fixture" else d.instance_id,
-                              node_id=d.instance_id if d.kind == "fixture" else "") for d in fd.detections]
+        detections = [replace(d, mask=None) for d in fd.detections]
         robot_pose = frame.robot_pose or camera_heading(frame.camera_pose)
         room = rooms(robot_pose.x, robot_pose.y) if rooms is not None else ""
         obs = Observation(stamp=frame.stamp, robot_pose=robot_pose, camera_pose=frame.camera_pose, room=room or "")
@@ -160,10 +156,10 @@ def ingest_raw_bag(bag: str, data_dir: str, topics: RawTopics = RawTopics(), bac
         rooms = home.room_at
     memory = MemoryService.open(embedder, data_dir, url=qdrant_url, collection=collection)
     try:
-        perception = Perception(make_detector(BackendConfig(backend=backend)))
+        perception = Perception(make_detector(BackendConfig(backend=backend)), drop_instance_ids=honest)
         frames = frames_from_messages(read_messages(bag, topics.all()), topics)
         report = ingest_frames(frames, memory, RecordBuilder(embedder, rate_limiter=rate_limiter), graph,
-                               perception, rooms, honest)
+                               perception, rooms)
     finally:
         memory.close()
         store.flush()

@@ -19,6 +19,12 @@ def test_good_frame(scene_frame):
     assert len(result.detections) == 4 and result.stamp == 100.0
 
 
+def test_dropping_instance_ids_keeps_only_the_maps_fixture_ids(scene_frame):
+    result = Perception(GroundTruthDetector(), drop_instance_ids=True).process(scene_frame)
+    assert {(d.label, d.instance_id, d.node_id) for d in result.detections} == {
+        ("mug", "", ""), ("book", "", ""), ("apple", "", ""), ("cabinet", "", "cabinet_1")}
+
+
 @pytest.mark.parametrize("changes,reason", [
     (lambda f: {"intrinsics": Intrinsics(0.0, 0.0, 0.0, 0.0, 0, 0)}, "no_camera_info"),
     (lambda f: {"depth": f.depth[:100]}, "size_mismatch"),

@@ -36,7 +36,7 @@ from mnemo_memory.sightings import object_sightings, sighting_text, words
 K = 5
 PAGE = 2000  # records read per step of a history walk
 IDENTIFY_POOL = 50  # text-search results whose instances a description is resolved among
-RRF_K = 60
+CLASSES = 3  # classes whose every instance competes for a description
 
 
 @dataclass(frozen=True)
@@ -78,30 +78,51 @@ def identify(memory, description: str, at: Optional[float] = None) -> Optional[S
     """The sighting (instance and class) that best matches a description, or None when no
     sighting matched (a store without object-level memory).
 
-    Candidates are the instances seen in the best-matching records; each is ranked by its own
-    text alone, by meaning (the memory's embedding model) and by the words it shares with the
+    Candidates are the instances seen in the best-matching records, then in the best-matching
+    records of each of the ``CLASSES`` classes that rank first among them (so every instance of
+    the likely class competes, however its views rank). Each candidate is ranked by its own text
+    alone, by meaning (the memory's embedding model) and by the words it shares with the
     description, weighted by how few candidates have them (what tells it from the others), the two
-    rankings fused by reciprocal rank. A record's rank mixes its view, which speaks of everything
+    scores fused. A record's rank mixes its view, which speaks of everything
     in view: it says where to look, not which of the objects there is meant."""
     found = memory.search_text(description, k=IDENTIFY_POOL, filter=_until(at))
     if not any(r.matched_sighting >= 0 for r in found):
         return None
-    texts: dict[str, tuple[Sighting, str]] = {}  # sighting text -> (sighting, room), first seen first
-    for r in found:
+    candidates = _candidates(found)
+    if not candidates:
+        return None
+    first = _ranked(memory, description, candidates)
+    for label in list(dict.fromkeys(s.label for s in first))[:CLASSES]:
+        in_class = memory.search_text(description, k=IDENTIFY_POOL, filter=MemoryFilter(until=at, labels=[label]))
+        for text, s in _candidates(in_class).items():
+            candidates.setdefault(text, s)
+    return _ranked(memory, description, candidates)[0]
+
+
+def _candidates(records: Sequence[MemoryRecord]) -> dict[str, Sighting]:
+    """Sighting text -> the sighting, for the records' object sightings (first seen first)."""
+    out: dict[str, Sighting] = {}
+    for r in records:
         for _, s in object_sightings(r):
             if s.object_id:
-                texts.setdefault(sighting_text(s, r.room), (s, r.room))
-    if not texts:
-        return None
-    candidates = list(texts)
-    vectors = memory.embedder.embed([description, *candidates])
-    meaning = vectors[1:] @ vectors[0]
-    shared = _shared_words(description, candidates)
-    fused = np.zeros(len(candidates))
-    for scores in (meaning, shared):
-        order = np.argsort(-scores, kind="stable")
-        fused[order] += 1.0 / (RRF_K + 1 + np.arange(len(candidates)))
-    return texts[candidates[int(np.argmax(fused))]][0]  # argmax keeps the first (best record) on ties
+                out.setdefault(sighting_text(s, r.room), s)
+    return out
+
+
+def _ranked(memory, description: str, candidates: dict[str, Sighting]) -> list[Sighting]:
+    """Candidates best first, by the sum of the two scores each scaled to [0, 1] over the
+    candidates: a near tie in meaning leaves the decision to the words, and the reverse (fusing
+    ranks would weigh a hair's difference in meaning as much as a distinctive word)."""
+    texts = list(candidates)
+    vectors = memory.embedder.embed([description, *texts])
+    fused = _unit(vectors[1:] @ vectors[0]) + _unit(_shared_words(description, texts))
+    order = np.argsort(-fused, kind="stable")  # ties keep the search's order
+    return [candidates[texts[i]] for i in order]
+
+
+def _unit(scores: np.ndarray) -> np.ndarray:
+    span = float(scores.max() - scores.min())
+    return (scores - scores.min()) / span if span > 0 else np.zeros_like(scores)
 
 
 def _shared_words(query: str, texts: Sequence[str]) -> np.ndarray:
@@ -210,19 +231,23 @@ def where_usually(memory, description: str, at: Optional[float] = None, k: int =
     runs = stays(history(records, target.object_id))
     if not runs:
         return Recall("", [], (target.object_id,))
+    first = memory.search_time(until=at, k=1)  # memory's first record: since when it could have seen
     held: Counter = Counter()
-    for run, span in zip(runs, held_spans(runs, at)):
+    for run, span in zip(runs, held_spans(runs, at, first[0].stamp if first else None)):
         held[run.support] += span
     usual = held.most_common(1)[0][0]
     seen = [s for run in runs if run.support == usual for s in run.seen]
     return Recall(usual, _newest(seen, k), (target.object_id,))
 
 
-def held_spans(runs: Sequence[Stay], at: Optional[float] = None) -> list[float]:
+def held_spans(runs: Sequence[Stay], at: Optional[float] = None, start: Optional[float] = None) -> list[float]:
     """How long each stay held: a move is put halfway between the sightings either side of it,
-    and the last stay holds until ``at``. A habit is where an object spends its time, not where
-    it is looked at most (a place in view from every corridor is seen far more often)."""
-    bounds = [runs[0].first] + [(a.last + b.first) / 2.0 for a, b in zip(runs, runs[1:])]
+    the first stay holds from ``start`` (when memory began) and the last until ``at``: with no
+    sighting there, the object is taken to be where it was first and last seen. A habit is where
+    an object spends its time, not where it is looked at most (a place in view from every
+    corridor is seen far more often)."""
+    bounds = [min(runs[0].first, start if start is not None else runs[0].first)]
+    bounds += [(a.last + b.first) / 2.0 for a, b in zip(runs, runs[1:])]
     bounds.append(max(runs[-1].last, at if at is not None else runs[-1].last))
     return [b - a for a, b in zip(bounds, bounds[1:])]
 

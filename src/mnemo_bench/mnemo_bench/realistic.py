@@ -119,3 +119,26 @@ def integrate(graph: Any, perceived: Perceived) -> Observation:
     from mnemo_scene_graph.sightings import integrate_frame
 
     return integrate_frame(graph, perceived.obs, perceived.detections)
+
+
+def needs_authored_attribute(scenario: Any, task: Any) -> bool:
+    """Whether a fetch task names an attribute of its object that pixels cannot give (brand, printed
+    text, size: any attribute but colour) while another object of that class exists in the home. Honest
+    perception offline cannot tell those look-alikes apart (an attribute-reading VLM could), so the
+    benchmark counts these tasks apart."""
+    from mnemo_scene_graph.graph import COLOR_KEYS
+    from mnemo_sim.skills import words
+
+    if task.success.kind != "pick_any":
+        return False
+    said = set(words(task.instruction))
+    for oid in task.success.values:
+        target = scenario.object_by_id[oid]
+        if not any(o.label == target.label and o.id not in task.success.values for o in scenario.objects):
+            continue
+        for key, value in target.attributes.items():
+            named = set(words(str(value))) - set(words(target.label))
+            if key not in COLOR_KEYS and named and named <= said:
+                return True
+    return False
+

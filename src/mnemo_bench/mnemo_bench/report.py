@@ -247,6 +247,21 @@ def failures(rows: Sequence[Any], method: str) -> list[str]:
     return lines
 
 
+def pixel_solvable_section(result: Any, methods: Sequence[str], heading: str) -> list[str]:
+    """Success without the tasks that name an attribute only the scenario's author knows (``authored_only``):
+    what honest perception offline can be asked; empty when there are none."""
+    authored = set(result.meta.get("authored_only") or ())
+    if not authored:
+        return []
+    kept = [r for r in _rows(result) if f"{r.scenario}/{r.task_id}" not in authored]
+    summary = _aggregates(kept)
+    return [f"{heading} Tasks pixels can solve", "",
+            f"Without the {len(authored)} task(s) that name an attribute pixels cannot give (brand, printed text, "
+            "size) of an object with same-class look-alikes: offline, honest perception cannot read it (an "
+            f"attribute-reading VLM could). Left out: {', '.join(sorted(authored))}.", "",
+            *markdown_table(summary, methods), "", *family_table(summary, methods), ""]
+
+
 def write_report(result: Any, out: Path, plots: bool = True) -> dict[str, Path]:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -272,8 +287,13 @@ def write_report(result: Any, out: Path, plots: bool = True) -> dict[str, Path]:
                  f"{', '.join(map(str, generated['seeds']))}, {generated.get('days') or 'default'} days).")
     table = markdown_table(summary, methods)
     readme = ["## Benchmark (latest `mnemo bench`)", "", head, "", *table, ""]
+    side_by_side = " and " in str(meta.get("perception", ""))
+    if generated or side_by_side:
+        readme += ["By family:", "", *family_table(summary, methods), ""]
     if generated:
-        readme += ["By family:", "", *family_table(summary, methods), "", *origin_sections(summary, methods, "###")]
+        readme += origin_sections(summary, methods, "###")
+    if side_by_side:
+        readme += pixel_solvable_section(result, methods, "###")
     if plots:
         readme += [f"![success by family]({files['families_png'].name}) "
                    f"![actions vs optimal]({files['actions_png'].name})", ""]
@@ -284,7 +304,7 @@ def write_report(result: Any, out: Path, plots: bool = True) -> dict[str, Path]:
     files["readme_table"] = out / "README_table.md"
     files["readme_table"].write_text("\n".join(readme))
     lines = ["# mnemo bench report", "", head, "", *success_tables(summary, methods, "##"),
-             *origin_sections(summary, methods)]
+             *origin_sections(summary, methods), *pixel_solvable_section(result, methods, "##")]
     if "full" in summary["all"]:
         lines += ["## Targets (full method)", "", "| target | measured | met |", "|---|---|---|"]
         lines += [f"| {w} | {v} | {'yes' if ok else 'NO'} |" for w, v, ok in check_targets(summary)]

@@ -299,8 +299,12 @@ def run_suite(scenarios: Sequence[Any], methods: Sequence[Method], seed: int = 0
         finally:
             if perceiver is not None:
                 perceiver.close()
+    from mnemo_bench.realistic import needs_authored_attribute
+
     meta = {"seed": seed, "perception": perception, "methods": [m.name for m in methods],
             "scenarios": [sc.name for sc in scenarios], "tasks": sum(len(t) for _, t in plan),
+            "authored_only": [f"{sc.name}/{t.id}" for sc, tasks in plan for t in tasks
+                              if needs_authored_attribute(sc, t)],
             "seconds": round(time.perf_counter() - t0, 2),
             "memory": "mnemo_memory (Qdrant embedded engine)" if make_memory_available() else "none (mnemo_memory missing)"}
     return SuiteResult(rows, qa_rows, meta)

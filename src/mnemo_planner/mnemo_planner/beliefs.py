@@ -7,6 +7,7 @@ outcome text.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -203,9 +204,14 @@ class Beliefs:
         f = self.fixtures.get(fid)
         if f is not None and f.label:
             return f.label
-        import re
-
         return re.sub(r"[_\s]+\d+$", "", fid).replace("_", " ")
+
+    def value_words(self) -> frozenset:
+        """Every word of every attribute value seen on a thing (owners aside), singular."""
+        from mnemo_planner.words import singular
+
+        return frozenset(singular(w) for e in self.entities.values() for k, v in e.attributes.items()
+                         if k != "owner" for w in re.findall(r"[a-z0-9]+", str(v).lower()))
 
     def labels(self) -> list[str]:
         return sorted({e.label for e in self.entities.values() if e.label})

@@ -18,7 +18,10 @@ from mnemo_planner.words import singular
 from mnemo_planner.request import STOPWORDS, Request, content_words, one_edit
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
+PLACE = 0.6  # ... a fixture or room of the home: a place phrase names one of few known places, so the best
+PLACE_TIE = 0.03  # fit wins from a lower similarity, with every place as good within this margin
 HEAD = 0.9  # score of a shared head noun
+MODIFIER = 0.8  # score of a one-word name that is a non-head word of a label
 VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
@@ -66,6 +69,10 @@ def lexical(span: str, label: str) -> float:
         return HEAD
     if len(s) == len(lab) and all(one_edit(a, b) or a == b for a, b in zip(s, lab)) and sum(len(a) for a in s) >= 5:
         return 0.95  # a slip of the keyboard
+    if len(s) == 1 and len(lab) == 1 and len(s[0]) >= 4 and lab[0].endswith(s[0]):
+        return HEAD  # "basin" ~ "washbasin": the head of a compound word
+    if len(s) == 1 and s[0] in lab[:-1]:
+        return MODIFIER  # "milk" ~ "milk carton": the label's head is what holds or carries the word
     return 0.0
 
 
@@ -118,16 +125,19 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         return [], []
     rooms = sorted({f.room for f in beliefs.fixtures.values() if f.room} | {e.room for e in beliefs.entities.values() if e.room})
     room_names = {r.replace("_", " "): r for r in rooms}
-    rm = [m for m in match_labels(sim, words, list(room_names)) if m.score >= NAMED]
-    chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - 1e-6] if rm else []
+    labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
+    rm = [m for m in match_labels(sim, words, list(room_names)) if m.score >= PLACE]
+    fm_all = match_labels(sim, words, labels)
+    if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & set(rm[0].span.split()):
+        rm = []  # the words name a fixture better than a room ("the laundry basket", not "the laundry")
+    chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
     room_words = set(rm[0].span.split()) if rm else set()
     rest = [w for w in words if w not in room_words]
     fixtures: list[str] = []
     if rest:
-        labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
         fm = match_labels(sim, rest, labels)
-        if fm and fm[0].score >= NAMED:
-            top = [m.label for m in fm if m.score >= fm[0].score - 0.02]
+        if fm and fm[0].score >= PLACE:
+            top = [m.label for m in fm if m.score >= fm[0].score - PLACE_TIE]
             fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
                         and (not chosen_rooms or beliefs.fixtures[fid].room in chosen_rooms or not beliefs.fixtures[fid].room)]
             color = [w for w in rest if w not in fm[0].span.split()]
@@ -144,6 +154,14 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         words += content_words(req.place)
     labels = beliefs.labels()
     matches = match_labels(sim, words, labels)
+    if req.named and req.intent != "recall" and not req.match and req.kind != "with":
+        # the noun phrase after the verb names the thing; the rest of the sentence is the situation
+        # ("I want to brush my teeth, I need toothpaste")
+        named = match_labels(sim, content_words(req.named), labels)
+        matches = named if named and named[0].score >= NAMED else []
+    if (not matches or matches[0].score < NAMED) and req.place and not any(ground_place(sim, beliefs, req.place)):
+        # "when did you last have eyes on the red pen": the place slot holds the thing
+        matches = match_labels(sim, content_words(req.place), labels)
     if matches and matches[0].score >= NAMED:
         top = matches[0].score
         keep = [m for m in matches if m.score >= max(NAMED, top - 0.03)]
@@ -191,9 +209,11 @@ def word_in_values(sim: Similarity, word: str, values: Sequence[str]) -> bool:
     return float(sim.matrix([w], list(values)).max()) >= VALUE
 
 
-def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, siblings: Sequence[Entity]) -> float:
+def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, siblings: Sequence[Entity],
+                 vocabulary: frozenset = frozenset()) -> float:
     """How well the entity fits every word and constraint of the request (higher is better; below 0
-    means a stated attribute, owner, quoted text or exclusion contradicts it)."""
+    means a stated attribute, owner, quoted text or exclusion contradicts it). ``vocabulary``: the words of
+    every attribute value seen in the home."""
     score = g.label_scores.get(e.label, 0.0)
     values = _values(e)
     sibling_values = [_values(s) for s in siblings if s.key != e.key]
@@ -204,6 +224,8 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
             score += 1.0
         elif theirs:
             score -= 2.0  # the word tells instances apart, and names another one
+        elif singular(w) in vocabulary:
+            score -= 1.0  # a word this home uses for attributes, which this thing does not show
     for w in g.adjacent:  # "a stemmed glass" is not the reading glasses, whatever else they share
         if w not in g.modifiers or not word_in_values(sim, w, values + [norm(e.attributes.get("owner", ""))]):
             score -= ADJACENT

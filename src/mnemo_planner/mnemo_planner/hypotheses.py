@@ -67,12 +67,14 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
             (e for e in ents if e.label == prev_label and e.key != prev_key), key=lambda e: -e.last_seen))]
     if g.labels:
         cands = [e for e in ents if e.label in g.labels]
-    elif g.need:
-        texts = [e.text() for e in ents]
-        if not texts:
+    elif g.need and not g.named:  # (a thing asked for by a name never seen is searched for by that name)
+        if not ents:
             return []
-        sims = sim.matrix([g.need], texts)[0]  # only a close answer is worth going to before searching
-        return sorted(((float(s), e) for s, e in zip(sims, ents) if s >= NEED_KNOWN), key=lambda x: -x[0])[:5]
+        # what a thing is (its label), not its colour or brand, answers a need; only a close answer is
+        # worth going to before searching, and a stated place or time still holds
+        sims = need_fit(sim, g.need, ents)
+        scored = [(s + _constraint(beliefs, req, g, e), e) for s, e in zip(sims, ents) if s >= NEED_KNOWN]
+        return sorted(scored, key=lambda x: (-x[0], -x[1].last_seen, x[1].key))[:5]
     else:
         return []
     if req.match:
@@ -81,10 +83,18 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
     return sorted(((f, e) for f, e in scored if f >= FIT), key=lambda x: (-x[0], -x[1].last_seen, x[1].key))
 
 
+def need_fit(sim: Similarity, need: str, ents: Sequence[Entity]) -> list[float]:
+    """How well each thing answers a need or a description that names no known label: the
+    similarity of the words and the thing's label."""
+    if not ents:
+        return []
+    return [float(x) for x in sim.matrix([need], [f"a {norm(e.label)}" for e in ents])[0]]
+
+
 def fit_of(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> float:
     """The whole description's fit: label and attributes, then place, time and habit."""
     siblings = [o for o in beliefs.entities.values() if o.label == e.label]
-    return describe_fit(sim, g, req, e, siblings) + _constraint(beliefs, req, g, e)
+    return describe_fit(sim, g, req, e, siblings, beliefs.value_words()) + _constraint(beliefs, req, g, e)
 
 
 def _matching(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, cands: list[Entity]):
@@ -95,15 +105,21 @@ def _matching(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, 
     if not refs:
         return []
     ref = refs[0]
-    same = {k: norm(v) for k, v in ref.attributes.items() if k != "owner"}
-    out = []
-    for e in cands:
-        if e.key == ref.key or e.label != ref.label:
-            continue
-        agree = sum(1 for k, v in same.items() if norm(e.attributes.get(k, "")) == v)
-        out.append((1.0 + agree - 2.0 * (len(same) - agree), e))
     g.reference = ref
+    out = [(f, e) for f, e in ((match_fit(ref, e), e) for e in cands) if f > 0]
     return sorted(out, key=lambda x: (-x[0], -x[1].last_seen))
+
+
+def match_fit(ref: Entity, e: Entity) -> float:
+    """How well ``e`` matches the reference thing: 1 + the attributes they share; 0 when it is the
+    reference itself, another kind of thing, or an attribute both show differs."""
+    if e.key == ref.key or e.label != ref.label:
+        return 0.0
+    same = {k: norm(v) for k, v in ref.attributes.items() if k != "owner"}
+    theirs = {k: norm(v) for k, v in e.attributes.items() if k != "owner"}
+    if any(k in theirs and theirs[k] != v for k, v in same.items()):
+        return 0.0
+    return 1.0 + sum(1 for k, v in same.items() if theirs.get(k) == v)
 
 
 def entity_places(beliefs: Beliefs, e: Entity, locked: set[str]) -> list[Place]:
@@ -141,6 +157,7 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
         return []
     labels = [f"a {beliefs.fixture_label(fid)}" for fid in fids]
     plaus = sim.matrix([f"a {thing}"], labels)[0] if thing else [0.0] * len(fids)
+    plaus = [max(float(p), k) for p, k in zip(plaus, kindred(sim, beliefs, thing, fids))]
     out = []
     hubs: dict[str, int] = {}
     for e in beliefs.entities.values():
@@ -150,7 +167,9 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
     for fid, p in zip(fids, plaus):
         f = beliefs.fixtures[fid]
         container = is_container(sim, beliefs, fid)
-        looked = not container and f.last_seen > (last_seen + LOOKED_MARGIN if last_seen is not None else float("-inf"))
+        # an open container shows its contents to a passing camera as a surface does
+        looked = (not container or f.open) and \
+            f.last_seen > (last_seen + LOOKED_MARGIN if last_seen is not None else float("-inf"))
         score = float(p) - (LOOKED_AT if looked else 0.0) + (2.0 if fid in scope else 0.0)
         if not container:
             score += HUB * hubs.get(fid, 0) / top
@@ -162,3 +181,31 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
             score -= 0.02 * math.dist(here[:2], tuple(f.position)[:2])
         out.append(Place(fid, "", "plausible, not searched yet", score))
     return sorted(out, key=lambda p: (-p.score, p.fixture))
+
+
+KIN_ROOM = 0.8  # weight of kindred things seen elsewhere in the fixture's room
+
+
+def kindred(sim: Similarity, beliefs: Beliefs, thing: str, fids: Sequence[str]) -> list[float]:
+    """For each fixture, how alike the thing is to what has been seen on or in it (and, weighed less,
+    elsewhere in its room): things are kept with their kind."""
+    at: dict[str, set[str]] = {}
+    for e in beliefs.entities.values():
+        for s in e.sightings:
+            if s.support:
+                at.setdefault(s.support, set()).add(e.label)
+    labels = sorted({lab for labs in at.values() for lab in labs})
+    if not thing or not labels:
+        return [0.0] * len(fids)
+    score = dict(zip(labels, (float(x) for x in sim.matrix([f"a {thing}"], [f"a {norm(lab)}" for lab in labels])[0])))
+    by_room: dict[str, float] = {}
+    for fid, labs in at.items():
+        room = beliefs.fixtures[fid].room if fid in beliefs.fixtures else ""
+        if room:
+            by_room[room] = max(by_room.get(room, 0.0), max(score[lab] for lab in labs))
+    out = []
+    for fid in fids:
+        own = max((score[lab] for lab in at.get(fid, ())), default=0.0)
+        room = beliefs.fixtures[fid].room if fid in beliefs.fixtures else ""
+        out.append(max(own, KIN_ROOM * by_room.get(room, 0.0)))
+    return out

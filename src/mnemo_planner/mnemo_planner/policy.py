@@ -24,7 +24,8 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.calendar import Calendar
 from mnemo_planner.dialogue import DialogueContext
 from mnemo_planner.grounding import NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels
-from mnemo_planner.hypotheses import FIT, Place, entity_places, fit_of, is_container, rank_entities, search_places
+from mnemo_planner.hypotheses import (FIT, Place, entity_places, fit_of, is_container, match_fit, need_fit,
+                                      rank_entities, search_places)
 from mnemo_planner.loop import PolicyInput, WorkingEntry
 from mnemo_planner.tools import Action
 
@@ -91,22 +92,26 @@ class GeneralPolicy:
             self._t = TaskState(rq.parse(state.instruction, state.now, self.calendar), state.now)
             self._key, self.beliefs = key, Beliefs()
             self._previous = self.context.recent(state.now) if self.context is not None else None
+            if self._previous and self._previous.get("holding"):  # the last task's catch is still in hand
+                self._t.holding, self._t.at = True, str(self._previous.get("at", ""))
         t = self._t
         for entry in state.history[t.seen:]:
             self._absorb(t, entry)
         t.seen = len(state.history)
         action = self._next(t, state.remaining)
-        self._remember(t)
+        self._remember(t, action)
         return action
 
-    def _remember(self, t: TaskState) -> None:
+    def _remember(self, t: TaskState, action: Action) -> None:
         if self.context is None:
             return
         e = self.beliefs.entities.get(t.target)
         prev = self._previous or {}
         scope = t.g.scope or (prev.get("scope", []) if not t.g.fixtures else [])
         self.context.remember(start=t.now, target=t.target, label=e.label if e else prev.get("label", ""),
-                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked))
+                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked),
+                              holding=t.holding or action.tool == "pick", at=t.at)
+        # (a pick that ends the task is never reported back: the loop stops on success)
 
     # -- reading outcomes ----------------------------------------------------------------------
     def _absorb(self, t: TaskState, entry: WorkingEntry) -> None:
@@ -156,17 +161,20 @@ class GeneralPolicy:
                 t.opened.discard(target)
                 t.closed.add(target)
         elif tool == "pick" and not out.ok:
+            t.failed.add((target, t.at))
             if code == SkillCode.OUT_OF_REACH and data.get("reachable_from"):
                 t.current = Place(str(data["reachable_from"]), target, "the arm saw it there")
-            else:
-                t.failed.add((target, t.at))
+                t.looked, t.visible = False, []
         elif tool == "pick":
             t.target = str(data.get("picked_id", "")) or target
+            t.holding = True
         elif tool == "place":
             if out.ok or code == SkillCode.GRIPPER_EMPTY:
                 t.holding = False
             else:
                 t.no_place.add(target)
+                if code == SkillCode.NOT_AT_FIXTURE:
+                    t.at = ""
 
     # -- deciding ------------------------------------------------------------------------------
     def _ground(self, t: TaskState) -> None:
@@ -216,14 +224,18 @@ class GeneralPolicy:
         return places
 
     def _fits(self, t: TaskState, e: Entity) -> float:
-        """How well a thing in view fits the request (0: not the one)."""
-        if t.ranked:
+        """How well a thing in view fits the request (0: not the one), judged with all that is known now
+        (a sibling first seen in this view may make a stated attribute tell them apart)."""
+        req, g = t.req, t.g
+        if req.match and g.reference is not None:
+            return match_fit(g.reference, e)
+        if (req.pronoun or req.other or req.match) and not g.labels:
             keys = {x.key: fit for fit, x in t.ranked}
-            if e.key in keys:
-                return 10.0 + keys[e.key]
-            if t.req.pronoun or t.req.other or t.req.match or e.label not in t.g.labels:
+            return 10.0 + keys[e.key] if e.key in keys else 0.0
+        if g.labels:
+            if e.label not in g.labels:
                 return 0.0
-            fit = fit_of(self.sim, self.beliefs, t.req, t.g, e)  # a thing first seen now, judged alike
+            fit = fit_of(self.sim, self.beliefs, req, g, e)
             return fit if fit >= FIT else 0.0
         return self._label_fit(t, e)
 
@@ -238,16 +250,16 @@ class GeneralPolicy:
             m = match_labels(self.sim, g.named.split(), [e.label])
             score = m[0].score if m and m[0].score >= NAMED else 0.0
         elif g.need:  # the thing in view that best answers the need, if any answers it at all
-            sims = self.sim.matrix([g.need], [x.text() for x in t.visible])[0]
-            score = float(self.sim.matrix([g.need], [e.text()])[0, 0])
-            score = score if score >= NEED and score >= float(sims.max()) - 1e-6 else 0.0
+            sims = need_fit(self.sim, g.need, t.visible)
+            score = need_fit(self.sim, g.need, [e])[0]
+            score = score if score >= NEED and score >= max(sims) - 1e-6 else 0.0
         else:
             return 0.0
         if not score:
             return 0.0
         siblings = [x for x in self.beliefs.entities.values() if x.label == e.label]
         fit = describe_fit(self.sim, Grounding(labels=[e.label], label_scores={e.label: score},
-                                               modifiers=g.modifiers), t.req, e, siblings)
+                                               modifiers=g.modifiers), t.req, e, siblings, self.beliefs.value_words())
         return fit if fit >= min(FIT, score) else 0.0
 
     def _act(self, t: TaskState, remaining: int) -> Action:

@@ -32,9 +32,10 @@ STOPWORDS = {
     "put", "left", "leave", "keep", "kept", "usually", "normally", "always", "often", "where's", "what's", "it's",
     "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
+    "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
 }
-PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "at", "from", "by", "near",
-                "beside", "under", "off", "by the", "within")
+PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
+                "near", "beside", "under", "off", "by the", "within")
 HABIT = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
         r"regularly|habitually|lives?|belongs?|(?:is|are) kept|ordinarily"
 PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|that one|this one|the same|same)$")
@@ -89,7 +90,8 @@ def content_words(text: str) -> list[str]:
 # Function words a slip of the keyboard must not hide (compared within one edit).
 LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what", "yesterday", "morning", "evening",
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
-           "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the")
+           "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
+           "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago")
 
 
 def one_edit(a: str, b: str) -> bool:
@@ -110,7 +112,9 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
         w = m.group(0)
         if len(w) < 4 or w in lexicon or w in STOPWORDS:
             return w
-        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)]
+        # a four-letter word is only taken for a longer one (a dropped letter): swapping one letter of a
+        # short word makes another word too often
+        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x) and (len(w) > 4 or len(x) > 4)]
         return near[0] if len(near) == 1 else w
     return re.sub(r"[a-z]+", fix, text)
 
@@ -134,8 +138,8 @@ def _recall_kind(s: str) -> str:
         return WHEN
     if re.search(r"\bwhich\b", s) and re.search(r"\bor\b", s):
         return WHICH
-    if re.search(r"\bwhat\b[^?]*\b(?:next to|beside|with|alongside|else|near|along with|together|sitting by|"
-                 r"stored|kept|around|company)\b", s):
+    if re.search(r"\b(?:what|name|list|which|something|anything|things)\b[^?]*\b(?:next to|beside|with|alongside|else|"
+                 r"near|along with|together|sitting by|stored|kept|around|company)\b", s):
         return WITH
     if re.search(r"^\W*(?:\w+\W+){0,3}?(?:did|have) you (?:see|seen|spot|spotted|notice)\b", s) and \
             not re.search(r"\b(?:where|anywhere|somewhere)\b", s):
@@ -145,10 +149,18 @@ def _recall_kind(s: str) -> str:
     return WHERE
 
 
+_ASK = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|now)[, ]+)*(?:name|list|tell me|say)\b")
+_ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
+
+
 def _is_question(sentence: str) -> bool:
     s = fix_words(sentence.lower().strip())
-    return bool(_QUESTION.match(s)) or (s.endswith("?") and re.search(r"\b(?:where|when|how many|which|what)\b", s)
-                                        is not None and not re.search(r"\b(?:bring|fetch|grab|hand|pass)\b", s))
+    if _ACT.search(s) and not s.rstrip(" .!").endswith("?"):
+        return False  # "when you have a moment, bring me ...": a request with a clause of time
+    if _QUESTION.match(s) or (_ASK.match(s) and not _ACT.search(s)):
+        return True
+    # any other sentence asked with a question mark and no verb of fetching ("... was it the red one?")
+    return s.endswith("?") and not _ACT.search(s)
 
 
 def _take(pattern: str, s: str) -> tuple[Optional[re.Match], str]:
@@ -171,6 +183,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                 and not _is_question(x)]
     main = (fetching or questions or asking or sentences)[-1] if len(sentences) > 1 else sentences[0]
     context = " ".join(x for x in sentences if x is not main)
+    if context and pronoun_only(fix_words(main.lower())) and content_words(context) and not questions:
+        # "someone left a scarf in a drawer; bring it to me": the pronoun names the other sentence's thing
+        main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
     window, time_words = calendar.window(s, now)
     if time_words:
@@ -188,7 +203,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     asks_which = bool(re.search(r"\bwhich\b", s))
     m = re.search(r"\b(?:the\s+)?([\w' \-]+?)\s+ones?\s+or\s+(?:the\s+)?([\w' \-]+?)\s+ones?\b", s)
     if m:
-        options = (m.group(1).strip(), m.group(2).strip())
+        options = tuple(x.split(" the ")[-1].strip() for x in (" " + m.group(1), " " + m.group(2)))
         s = s[:m.start()] + " " + s[m.end():]
     owner = ""
     m = re.search(r"\b([a-z]+)'s\b", s)
@@ -197,7 +212,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     intent, kind = (RECALL, _recall_kind(s.strip())) if _is_question(main) and not re.search(
         r"^\s*(?:\w+\W+){0,3}?(?:could|can|would|will) you (?:please )?(?:bring|get|fetch|grab|hand|pass|give|find|go)\b", s) \
         else (FETCH, "")
-    if intent == RECALL and options and asks_which:
+    if intent == RECALL and options and (asks_which or kind in (WHERE, SEEN, WHAT_AT)):
         kind = WHICH
     asks = ""
     m = re.search(r"\bwhat\s+(?:is\s+the\s+|was\s+the\s+|'s\s+the\s+)?([a-z]+)\s+(?:is|was|of|does|did|has)\b", s)
@@ -206,7 +221,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s = s[:m.start(1)] + " " + s[m.end(1):]
     scope = ""
     m = re.search(r"\b(?:look|search|check|go through|rummage|try|have a look)\s+(?:in|inside|through|into|in all of|"
-                  r"all of|every one of|each of)?\s*(?P<scope>.+?)\s+(?:and|to|for)\s+(?:then\s+)?"
+                  r"all of|every one of|each of)?\s*(?!for\b|around for\b)(?P<scope>.+?)\s+(?:and|to|for)\s+(?:then\s+)?"
                   r"(?:find|get|grab|look for|locate|fetch|bring|see if|spot|retrieve)\b", s)
     if m and intent != RECALL:
         scope = m.group("scope").strip()
@@ -215,9 +230,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     match = bool(MATCH.search(s)) and intent != RECALL
     relation, place = "", ""
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
-    for pm in re.finditer(rf"\b({preps})\s+(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
+    for pm in re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|that|which|please|for|to|earlier|last|this|"
-                          rf"then|right|because|thanks)\b))", s):
+                          rf"then|right|because|thanks|with|along|together|alongside|next|beside)\b))", s):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
     if place:
@@ -229,7 +244,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     if pronoun_only(s) and context:  # "where are my headphones? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
-    for m in re.finditer(r"\b(?:bring|fetch|get|grab|find|give|hand|pass|take|need|want|like|have|retrieve|locate)\s+"
+    for m in re.finditer(r"\b(?:bring|fetch|get|grab|find|give|hand|pass|take|need|want|like|retrieve|locate|"
+                         r"put|left|placed|stored|hid|dropped|(?:look|looking|search|hunt) for)\s+"
                          r"(?:me\s+|us\s+|over\s+)?(?:(?:the|a|an|my|some|any|our|his|her|their|[a-z]+'s)\s+)?"
                          r"([a-z][\w\- ]*)", s):
         np_words = []

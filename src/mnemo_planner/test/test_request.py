@@ -46,3 +46,25 @@ def test_named_thing_or_a_need():
     assert rq.parse("I want to wash up, I need the sponge.", NOW).named == "sponge"
     assert rq.parse("I'm cold.", NOW).named == ""
     assert rq.parse("Fetch me something to write with.", NOW).named == ""
+
+
+def test_a_pronoun_names_the_thing_of_the_other_sentence():
+    r = rq.parse("Somebody put a blue gizmo in one of the den drawers; bring it to me.", NOW)
+    assert r.intent == rq.FETCH and not r.pronoun and r.named == "blue gizmo"
+    assert r.relation == "in" and r.place == "den drawers" and "somebody" not in r.words
+    # a question before it stays the context: the request fetches what the question asked about
+    r = rq.parse("Where did you see my gizmos? Bring them over.", NOW)
+    assert r.intent == rq.FETCH and "gizmos" in r.words
+
+
+def test_short_words_are_not_taken_for_function_words():
+    # one letter away from "same", but a word of its own
+    assert "game" in rq.parse("Fetch the game console.", NOW).words
+    assert rq.parse("whre is the gizmo?", NOW).intent == rq.RECALL  # a dropped letter is still fixed
+
+
+def test_number_words_are_not_taken_for_typos():
+    # "three" is one swap away from "there": a time phrase must survive the typo fixing
+    r = rq.parse("Get me the gizmo that was on the bench three days back.", NOW)
+    assert r.window == (0.0, 86400.0) and r.place == "bench"
+    assert rq.parse("The gizmo that was on the bench earlier on, I need it.", NOW).window == (3 * 86400.0, NOW)

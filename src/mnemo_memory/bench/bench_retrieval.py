@@ -22,10 +22,12 @@ Compaction: the share of records left after online compaction of the same patrol
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from mnemo_common.embedding import get_embedder
@@ -34,7 +36,7 @@ from mnemo_memory.compaction import CompactionConfig
 from mnemo_memory.ingest import record_from_observation
 from mnemo_memory.service import MemoryService
 from recall_qa import KINDS as QA_KINDS
-from recall_qa import ask, questions
+from recall_qa import Answered, ask, questions
 
 KINDS = ("class", "attributes", "owner", "where", "left on")
 VARIANTS = ("views (baseline)", "objects", "objects + compaction")
@@ -193,13 +195,24 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=None, help="days of patrol (generator default when unset; up to 30)")
     parser.add_argument("--no-qa", action="store_true", help="object queries only")
     parser.add_argument("--variants", nargs="+", choices=VARIANTS, help="memories to compare (default: all)")
+    parser.add_argument("--save", help="write each home's scores to this JSON file")
+    parser.add_argument("--merge", nargs="+", help="report the homes of these saved files together (no run)")
     args = parser.parse_args()
+    if args.merge:
+        results = [r for path in args.merge for r in json.loads(Path(path).read_text())]
+        for r in results:
+            for v in (v for v in r.values() if isinstance(v, dict)):
+                v["qa"] = [Answered(**a) for a in v["qa"]]
+        report(results, any(r[v]["qa"] for r in results for v in r if isinstance(r[v], dict)))
+        return
     results = []
     with tempfile.TemporaryDirectory(prefix="mnemo_bench_retrieval_") as tmp:
         for seed in args.seeds:
             start = time.perf_counter()
             results.append(run_seed(seed, args.size, args.days, not args.no_qa, tmp, only=args.variants))
             print(f"seed {seed}: {time.perf_counter() - start:.0f} s", flush=True)
+            if args.save:
+                Path(args.save).write_text(json.dumps(results, default=vars))
     report(results, not args.no_qa)
 
 

@@ -183,8 +183,10 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                 and not _is_question(x)]
     main = (fetching or questions or asking or sentences)[-1] if len(sentences) > 1 else sentences[0]
     context = " ".join(x for x in sentences if x is not main)
-    if context and pronoun_only(fix_words(main.lower())) and content_words(context) and not questions:
-        # "someone left a scarf in a drawer; bring it to me": the pronoun names the other sentence's thing
+    if context and content_words(context) and not questions and (pronoun_only(fix_words(main.lower()))
+                                                                 or MATCH.search(main.lower())):
+        # "the striped gizmo on the bench lost its twin; find the matching one": the other sentence
+        # describes the thing the pronoun or the match refers to
         main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
     window, time_words = calendar.window(s, now)
@@ -232,7 +234,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
     for pm in re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|that|which|please|for|to|earlier|last|this|"
-                          rf"then|right|because|thanks|with|along|together|alongside|next|beside)\b))", s):
+                          rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were)\b))", s):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
     if place:
@@ -248,11 +250,13 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                          r"put|left|placed|stored|hid|dropped|(?:look|looking|search|hunt) for)\s+"
                          r"(?:me\s+|us\s+|over\s+)?(?:(?:the|a|an|my|some|any|our|his|her|their|[a-z]+'s)\s+)?"
                          r"([a-z][\w\- ]*)", s):
-        np_words = []
+        np_words: list[str] = []
         for w in m.group(1).split():
-            if w in STOPWORDS:
+            if w in STOPWORDS and not (w == "of" and np_words):  # "a pair of scissors" is one phrase
                 break
             np_words.append(w)
+        while np_words and np_words[-1] == "of":
+            np_words.pop()
         phrase = " ".join(np_words)
         if phrase and phrase not in ("something", "anything", "thing", "stuff", "whatever"):
             named = phrase

@@ -68,3 +68,9 @@ def test_number_words_are_not_taken_for_typos():
     r = rq.parse("Get me the gizmo that was on the bench three days back.", NOW)
     assert r.window == (0.0, 86400.0) and r.place == "bench"
     assert rq.parse("The gizmo that was on the bench earlier on, I need it.", NOW).window == (3 * 86400.0, NOW)
+
+
+def test_a_phrase_with_of_and_a_match_described_in_another_sentence():
+    assert rq.parse("Now bring me a box of gizmos, whichever is closest.", NOW).named == "box of gizmos"
+    r = rq.parse("The dotted gizmo on the bench has lost its twin. Go to the shelf holding the matching gizmo.", NOW)
+    assert r.match and "dotted" in r.words and r.place == "bench"

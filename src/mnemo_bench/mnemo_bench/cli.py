@@ -89,6 +89,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.generated < 0:
         print("mnemo bench: --generated needs a count >= 0", file=sys.stderr)
         return 2
+    if args.ros and args.perception != ["oracle"]:
+        print("mnemo bench: --ros runs the nodes with oracle perception only (the honest mode is in-process)",
+              file=sys.stderr)
+        return 2
     if args.generated and args.ros:
         print("mnemo bench: --generated homes have no scenario file for the ROS launch; run them without --ros",
               file=sys.stderr)

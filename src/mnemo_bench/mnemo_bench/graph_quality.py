@@ -8,7 +8,9 @@ detection's node is then compared with the object it really was:
   ``duplicates`` counts those spread over several nodes;
 - ``merges`` counts nodes that took detections of more than one object;
 - ``median_error`` is the distance between a current node's position and its object's true centre,
-  at the end of each patrol (the graph a task starts from), median over nodes and patrols.
+  at the end of each patrol (the graph a task starts from), median over nodes and patrols;
+- ``colour_agreement``: share of those objects whose node's measured colour is the authored one
+  (objects authored with a colour name perception uses).
 
 ``python -m mnemo_bench.graph_quality [SCENARIO...] [--every N]`` prints one row per scenario.
 """
@@ -35,6 +37,7 @@ class GraphQuality:
     merges: int
     median_error: Optional[float]  # m
     p90_error: Optional[float]
+    colour_agreement: Optional[float]
     seconds: float
     duplicated: dict[str, list[str]] = field(default_factory=dict)  # object -> its nodes
     merged: dict[str, dict[str, int]] = field(default_factory=dict)  # node -> {object: detections}
@@ -42,14 +45,16 @@ class GraphQuality:
     def row(self) -> str:
         err = lambda v: "-" if v is None else f"{100 * v:.1f} cm"  # noqa: E731
         return (f"| {self.scenario} | {self.frames} | {self.objects} | {self.one_node} | {self.duplicates} | "
-                f"{self.merges} | {err(self.median_error)} | {err(self.p90_error)} | {self.seconds:.0f} s |")
+                f"{self.merges} | {err(self.median_error)} | {err(self.p90_error)} | "
+                f"{'-' if self.colour_agreement is None else f'{self.colour_agreement:.2f}'} | {self.seconds:.0f} s |")
 
 
 HEADER = ["| scenario | frames | objects seen >= 3x | exactly one node | duplicates | merges | median centroid error "
-          "| p90 | time |", "|---|---|---|---|---|---|---|---|---|"]
+          "| p90 | colour as authored | time |", "|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def measure(scenario: Any, every: int = 1, min_sightings: int = 3, seed: Optional[int] = None) -> GraphQuality:
+    from mnemo_perception.colors import COLOR_NAMES
     from mnemo_scene_graph.graph import SceneGraph
     from mnemo_sim.tasks import TaskRunner
 
@@ -91,8 +96,12 @@ def measure(scenario: Any, every: int = 1, min_sightings: int = 3, seed: Optiona
     counted = [o for o, n in sightings.items() if n >= min_sightings]
     duplicated = {o: sorted(nodes_of[o]) for o in counted if len(nodes_of[o]) > 1}
     merged = {nid: dict(objs) for nid, objs in final.items() if len(objs) > 1}
+    colours = [(scenario.object_by_id[o].attributes["color"], graph.get(n).prop("color"))
+               for o in counted if scenario.object_by_id[o].attributes.get("color") in COLOR_NAMES
+               for n in nodes_of[o] if n in graph]
+    agreement = sum(a == b for a, b in colours) / len(colours) if colours else None
     return GraphQuality(scenario.name, frames, len(counted), sum(len(nodes_of[o]) == 1 for o in counted),
-                        len(duplicated), len(merged), _quantile(errors, 0.5), _quantile(errors, 0.9),
+                        len(duplicated), len(merged), _quantile(errors, 0.5), _quantile(errors, 0.9), agreement,
                         time.perf_counter() - t0, duplicated, merged)
 
 

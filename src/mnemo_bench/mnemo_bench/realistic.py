@@ -122,23 +122,32 @@ def integrate(graph: Any, perceived: Perceived) -> Observation:
 
 
 def needs_authored_attribute(scenario: Any, task: Any) -> bool:
-    """Whether a fetch task names an attribute of its object that pixels cannot give (brand, printed
-    text, size: any attribute but colour) while another object of that class exists in the home. Honest
-    perception offline cannot tell those look-alikes apart (an attribute-reading VLM could), so the
-    benchmark counts these tasks apart."""
+    """Whether a task hinges on an attribute pixels cannot give (brand, printed text, pattern, size,
+    material: anything but colour): its instruction names such an attribute of an object that has
+    same-class look-alikes (with a word of that class), or its accepted answer is such an attribute
+    (and no object's class). Honest perception offline
+    cannot read those (an attribute-reading VLM could), so the benchmark counts these tasks apart."""
     from mnemo_scene_graph.graph import COLOR_KEYS
     from mnemo_sim.skills import words
 
-    if task.success.kind != "pick_any":
-        return False
+    from mnemo_sim.skills import STOP_WORDS
+
     said = set(words(task.instruction))
-    for oid in task.success.values:
-        target = scenario.object_by_id[oid]
-        if not any(o.label == target.label and o.id not in task.success.values for o in scenario.objects):
-            continue
-        for key, value in target.attributes.items():
-            named = set(words(str(value))) - set(words(target.label))
-            if key not in COLOR_KEYS and named and named <= said:
+    labels = {" ".join(words(o.label)) for o in scenario.objects}
+    answers = {" ".join(words(a)) for a in task.success.values} - labels if task.success.kind == "answer_any" \
+        else set()
+    classes: dict[str, int] = {}
+    for o in scenario.objects:
+        classes[o.label] = classes.get(o.label, 0) + 1
+    for o in scenario.objects:
+        label = set(words(o.label)) - STOP_WORDS
+        for key, value in o.attributes.items():
+            if key in COLOR_KEYS:
+                continue
+            if " ".join(words(str(value))) in answers:
+                return True
+            named = set(words(str(value))) - label
+            if classes[o.label] > 1 and named and named <= said and label & said:
                 return True
     return False
 

@@ -146,10 +146,13 @@ def test_tasks_naming_an_attribute_pixels_cannot_give_are_counted_apart(tiny_pat
 
     doc = yaml.safe_load(tiny_path.read_text())
     doc["objects"][0]["attributes"]["material"] = "ceramic"  # the red mug; a blue mug is its look-alike
+    doc["objects"][2]["attributes"]["brand"] = "Zenix"  # the remote: no look-alike
     doc["tasks"] += [dict(doc["tasks"][0], id="ceramic", instruction="Bring me the ceramic mug."),
-                     dict(doc["tasks"][1], id="ceramic_remote", instruction="Bring me the plastic remote control.")]
+                     dict(doc["tasks"][1], id="brand_remote", instruction="Bring me the Zenix remote control."),
+                     dict(doc["tasks"][3], id="brand_recall", instruction="What brand was the remote?",
+                          success={"answer_any": ["Zenix"]})]
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     scenario = load_scenario(path)
     flagged = {t.id for t in scenario.tasks if needs_authored_attribute(scenario, t)}
-    assert flagged == {"ceramic"}  # "red mug": colour is measured; the remote has no look-alike
+    assert flagged == {"ceramic", "brand_recall"}  # "red mug": colour is measured; the remote has no look-alike

@@ -32,8 +32,9 @@ def normalize_label(label: str) -> str:
 
 
 def label_slug(label: str) -> str:
-    """Node-id prefix for a label: "coffee mug" -> "coffee_mug"."""
-    slug = re.sub(r"[^a-z0-9]+", "_", normalize_label(label)).strip("_")
+    """Node-id prefix for a label, its words as they are: "coffee mug" -> "coffee_mug", "glasses" ->
+    "glasses" (the crude singular of normalize_label would make a node id read "glasse_2")."""
+    slug = re.sub(r"[^a-z0-9]+", "_", str(label).strip().lower()).strip("_")
     return slug or "object"
 
 

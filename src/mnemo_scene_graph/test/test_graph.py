@@ -227,7 +227,7 @@ def test_update_properties_keep_trail_and_contents_contradict():
     assert node.task_history == ["open:failed:locked"]
     node = g.update("drawer_3", contents_add=["pen", "tape"], source="interaction", stamp=10.0)
     assert node.contents == ["pen", "tape"]
-    assert g.get("scissor_1").state == "contradicted"
+    assert g.get("scissors_1").state == "contradicted"
     node = g.update("drawer_3", contents_remove=["pen"], stamp=11.0)
     assert node.contents == ["tape"] and node.property_trails["contents"][-1].value == "pen, tape"
     kinds = [e.kind for e in g.history("drawer_3")]

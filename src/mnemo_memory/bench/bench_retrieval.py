@@ -199,7 +199,8 @@ def main() -> None:
     parser.add_argument("--merge", nargs="+", help="report the homes of these saved files together (no run)")
     args = parser.parse_args()
     if args.merge:
-        results = [r for path in args.merge for r in json.loads(Path(path).read_text())]
+        homes = {r["seed"]: r for path in args.merge for r in json.loads(Path(path).read_text())}  # once each
+        results = list(homes.values())
         for r in results:
             for v in (v for v in r.values() if isinstance(v, dict)):
                 v["qa"] = [Answered(**a) for a in v["qa"]]

@@ -1,9 +1,9 @@
 """Recall: questions about objects answered from object-level memory alone, with the records that
 show the answer (evidence a caller can check, best first).
 
-A description ("the red mug") is resolved to one instance: the object of the sighting that best
-matches it in a text search (object-level memory says which sighting matched a record). The
-instance's history is then read exactly, not by similarity: every record that saw its class, in
+A description ("the red mug") is resolved to one instance (``identify``): among the instances
+the best-matching records saw, and every instance of the likely classes, the one whose own
+sighting text matches it best. The instance's history is then read exactly, not by similarity: every record that saw its class, in
 time order (the label filter and the engine's ordered walk), kept where one of its sightings is
 that instance. Consecutive sightings on one support make a stay. On that history:
 

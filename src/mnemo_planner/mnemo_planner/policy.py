@@ -92,26 +92,22 @@ class GeneralPolicy:
             self._t = TaskState(rq.parse(state.instruction, state.now, self.calendar), state.now)
             self._key, self.beliefs = key, Beliefs()
             self._previous = self.context.recent(state.now) if self.context is not None else None
-            if self._previous and self._previous.get("holding"):  # the last task's catch is still in hand
-                self._t.holding, self._t.at = True, str(self._previous.get("at", ""))
         t = self._t
         for entry in state.history[t.seen:]:
             self._absorb(t, entry)
         t.seen = len(state.history)
         action = self._next(t, state.remaining)
-        self._remember(t, action)
+        self._remember(t)
         return action
 
-    def _remember(self, t: TaskState, action: Action) -> None:
+    def _remember(self, t: TaskState) -> None:
         if self.context is None:
             return
         e = self.beliefs.entities.get(t.target)
         prev = self._previous or {}
         scope = t.g.scope or (prev.get("scope", []) if not t.g.fixtures else [])
         self.context.remember(start=t.now, target=t.target, label=e.label if e else prev.get("label", ""),
-                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked),
-                              holding=t.holding or action.tool == "pick", at=t.at)
-        # (a pick that ends the task is never reported back: the loop stops on success)
+                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked))
 
     # -- reading outcomes ----------------------------------------------------------------------
     def _absorb(self, t: TaskState, entry: WorkingEntry) -> None:
@@ -302,7 +298,8 @@ class GeneralPolicy:
                 and req.intent != rq.LOCATE and not req.match:
             t.target = place.entity
             return Action("pick", {"target": place.entity})  # memory puts it here: the grasp verifies it
-        if not t.looked:
+        if not t.looked and not (place.entity and (place.entity, place.fixture) in t.failed):
+            # (a grasp that found nothing where memory put the thing has looked already)
             return Action("peek" if container else "detect", {"target": place.fixture} if container else {"query": ""})
         t.explored.add(place.fixture)
         t.current, t.looked, t.visible = None, False, []

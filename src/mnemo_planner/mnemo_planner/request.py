@@ -26,13 +26,14 @@ STOPWORDS = {
     "please", "can", "could", "would", "will", "do", "did", "does", "have", "has", "had", "and", "or", "but", "so",
     "if", "then", "now", "just", "with", "on", "in", "at", "by", "from", "up", "out", "over", "here", "there",
     "what", "where", "when", "which", "who", "how", "one", "ones", "other", "another", "not", "no", "yes", "get",
-    "bring", "fetch", "grab", "find", "give", "hand", "pass", "take", "need", "want", "like", "look", "see", "saw",
+    "bring", "fetch", "grab", "find", "give", "take", "need", "want", "like", "look", "see", "saw",
     "seen", "last", "again", "too", "also", "very", "thanks", "thank", "ok", "okay", "hey", "oh", "um", "er",
     "into", "onto", "inside", "near", "next", "beside", "under", "off", "about", "around", "let", "lets", "go",
     "put", "left", "leave", "keep", "kept", "usually", "normally", "always", "often", "where's", "what's", "it's",
     "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
+    # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }
 PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
                 "near", "beside", "under", "off", "by the", "within")
@@ -41,7 +42,8 @@ HABIT = r"usually|normally|typically|generally|always|often|mostly|most of the t
 PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|that one|this one|the same|same)$")
 OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest)\b")
 MATCH = re.compile(r"\b(?:exactly like|just like|same as|the same kind as|identical to|matching|that matches|"
-                   r"one like|twin of|like the one|a copy of|another one like|like)\b")
+                   r"one like|twin of|like the one|a copy of|another one like)\b|"
+                   r"(?<!'d )(?<!would )(?<!\bi )(?<!\bwe )(?<!\byou )\blike\s+(?:the|that|this|those|these|my)\b")
 QUOTED = re.compile(r"(?:(?<=\s)|^)['\"]((?:[^'\"]|'(?=\w))+?)['\"](?=[\s.,!?;:)]|$)")
 
 
@@ -159,8 +161,13 @@ def _is_question(sentence: str) -> bool:
         return False  # "when you have a moment, bring me ...": a request with a clause of time
     if _QUESTION.match(s) or (_ASK.match(s) and not _ACT.search(s)):
         return True
-    # any other sentence asked with a question mark and no verb of fetching ("... was it the red one?")
-    return s.endswith("?") and not _ACT.search(s)
+    # a question of fact asked otherwise ("... was it the red one?"), not a plea for help ("can you help?")
+    if not s.endswith("?") or _ACT.search(s):
+        return False
+    if re.search(r"\b(?:where|when|how many|which|what)\b", s):
+        return True
+    return re.search(r"\b(?:was|is|were|are|did|has|had)\s+(?:it|there|that|they|this)\b", s) is not None and \
+        not re.search(r"\b(?:can|could|would|will) you\b|\bhelp\b|\bideas?\b", s)
 
 
 def _take(pattern: str, s: str) -> tuple[Optional[re.Match], str]:
@@ -223,8 +230,10 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s = s[:m.start(1)] + " " + s[m.end(1):]
     scope = ""
     m = re.search(r"\b(?:look|search|check|go through|rummage|try|have a look)\s+(?:in|inside|through|into|in all of|"
-                  r"all of|every one of|each of)?\s*(?!for\b|around for\b)(?P<scope>.+?)\s+(?:and|to|for)\s+(?:then\s+)?"
-                  r"(?:find|get|grab|look for|locate|fetch|bring|see if|spot|retrieve)\b", s)
+                  r"all of|every one of|each of)?\s*(?!for\b|around for\b)(?P<scope>.+?)\s+(?:and|to|for|until you)\s+"
+                  r"(?:then\s+)?(?:find|get|grab|look for|locate|fetch|bring|see if|spot|retrieve)\b", s) or \
+        re.search(r"\b(?:look|search|check|go|rummage|hunt)\s+(?:in|inside|through|into|in all of|all of|each of)\s+"
+                  r"(?P<scope>.+?)\s+for\b", s)  # "look through the chests in the shed for the pump"
     if m and intent != RECALL:
         scope = m.group("scope").strip()
         s = s[:m.start()] + " find " + s[m.end():]
@@ -242,7 +251,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)
-    words = content_words(s)
+    words = content_words(re.sub(r"\b(?:hand|pass)\s+(?:me|us|it|them|over|along)\b", " ", s))  # the verbs, not the nouns
     if pronoun_only(s) and context:  # "where are my headphones? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""

@@ -74,3 +74,13 @@ def test_a_phrase_with_of_and_a_match_described_in_another_sentence():
     assert rq.parse("Now bring me a box of gizmos, whichever is closest.", NOW).named == "box of gizmos"
     r = rq.parse("The dotted gizmo on the bench has lost its twin. Go to the shelf holding the matching gizmo.", NOW)
     assert r.match and "dotted" in r.words and r.place == "bench"
+
+
+def test_a_wish_is_not_a_match_and_a_plea_is_not_a_question():
+    assert not rq.parse("I'd like the teal gizmo brought over!", NOW).match
+    assert rq.parse("Find a gizmo like the one on the bench.", NOW).match
+    assert rq.parse("I want to polish the bench. Any ideas?", NOW).intent == rq.FETCH
+    assert rq.parse("I want to polish the bench, can you help?", NOW).intent == rq.FETCH
+    assert rq.parse("Would you fetch the striped hand gizmo?", NOW).named == "striped hand gizmo"
+    r = rq.parse("Look through the crates in the shed for the gizmo.", NOW)
+    assert r.intent == rq.LOCATE and r.scope == "the crates in the shed" and r.named == "gizmo"

@@ -29,9 +29,9 @@ Honest mode (``perception`` set, a ``RobotPerception``): the robot knows what it
 makes of the camera, never the simulator's instances. ``detect`` and ``peek`` return perceived
 detections (labels, measured boxes and colours, scene-graph node ids, no instance ids or authored
 attributes); ``open`` reports the perceived contents; ``pick`` takes a scene-graph node id (resolved
-to its label and position, as the robot skill server does) or a label, and picks the physical
-object of that label in view within ``resolve_radius`` of that position, failing NOT_VISIBLE when
-none is there. Only ``picked`` (the scorer's input) names the physical instance.
+to its label and position, as the robot skill server does) or a description matched against what
+perception sees now (label and measured colour), and picks the physical object of that label in
+view within ``resolve_radius`` of that position, failing NOT_VISIBLE when none is there. Only ``picked`` (the scorer's input) names the physical instance.
 
 Each attempted skill (a call whose target names something that exists) counts in ``physical_actions``
 and emits an ``InteractionEvent`` to ``events`` and to every callable in ``listeners``; ``frame_refs``
@@ -375,15 +375,23 @@ class SimRobot:
 
     # ------------------------------------------------------------------ honest mode
     def _resolve(self, target: str, objects: list[str]) -> list[str]:
-        """The objects in view a target names: a scene-graph node's label near its position, or a
-        label (every word of the target a word of the class)."""
+        """The objects in view a target names, nearest first: the object of a scene-graph node's label
+        near the node's position, or of a perceived detection's label near it when the target is a
+        description (every word of it a word of the detection's label or measured attributes)."""
         located = self.perception.locate(target)
-        label, near = located if located is not None else (target, None)
-        named = [o for o in objects if matches(label, self._sc.object_by_id[o].label, {})]
-        if near is None:
-            return named
-        dist = {o: math.dist(self.world.object_position(o), near) for o in named}
-        return sorted((o for o in named if dist[o] <= self.config.resolve_radius), key=dist.get)
+        if located is not None:
+            spots = [located]
+        else:
+            spots = [(d.label, d.centroid) for d in self.perception.sense()
+                     if d.kind == "object" and matches(target, d.label, d.attributes)]
+        dist: dict[str, float] = {}
+        for label, near in spots:
+            for o in objects:
+                if matches(label, self._sc.object_by_id[o].label, {}):
+                    d = math.dist(self.world.object_position(o), near)
+                    if d <= self.config.resolve_radius:
+                        dist[o] = min(d, dist.get(o, math.inf))
+        return sorted(dist, key=dist.get)
 
     def _perceived_at(self, fixture_id: str) -> list[Detection]:
         """Objects perception sees now on or in a fixture (inside its mapped footprint)."""

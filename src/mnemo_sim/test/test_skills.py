@@ -228,8 +228,9 @@ class FakePerception:
     """An honest robot's perception for skill tests: the graph's nodes by id, detections from truth
     positions with node ids and no instance ids."""
 
-    def __init__(self, robot, nodes):
+    def __init__(self, robot, nodes, measured=None):
         self.robot, self.nodes = robot, nodes  # node id -> (label, position)
+        self.measured = measured or {}  # instance -> attributes perception measured
 
     def sense(self):
         from mnemo_common.types import Detection
@@ -240,7 +241,7 @@ class FakePerception:
             pos = self.robot.world.object_position(oid)
             node = next((n for n, (_, p) in self.nodes.items() if p == pos), "")
             out.append(Detection(label=self.robot.world.scenario.object_by_id[oid].label, score=1.0, kind="object",
-                                 centroid=pos, node_id=node))
+                                 centroid=pos, node_id=node, attributes=self.measured.get(oid, {})))
         return out
 
     def locate(self, target):
@@ -270,3 +271,13 @@ def test_honest_peek_and_open_report_what_perception_sees_inside(small):
     assert r.open("cabinet_2").success and r.events[-1].seen_contents == ["ketchup bottle"]
     res = r.peek("cabinet_2")
     assert res.success and [(d.label, d.instance_id) for d in res.detections] == [("ketchup bottle", "")]
+
+
+def test_honest_pick_by_description_matches_what_perception_measured(small):
+    r = robot(small)
+    r.perception = FakePerception(r, {}, measured={"mug_1": {"color": "pink"}})  # authored red, measured pink
+    r.navigate("table_1")
+    assert r.pick("ceramic mug").outcome == SkillCode.NOT_VISIBLE  # authored only: the robot cannot see it
+    assert r.pick("red mug").outcome == SkillCode.NOT_VISIBLE
+    res = r.pick("pink mug")
+    assert res.success and r.picked == ["mug_1"] and res.picked_id == "pink mug"

@@ -24,7 +24,12 @@ from mnemo_memory.store import RRF_K, Conditions, Hit, QdrantStoreBase
 
 
 def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
-    return [models.FieldCondition(key=key, range=models.Range(**{op: value})) for key, op, value in ends]
+    """One range condition per field: ``stamp >= a`` and ``stamp <= b`` as two conditions made the
+    engine plan each half-open range on its own (one of them spans most of the store)."""
+    ranges: dict[str, dict[str, float]] = {}
+    for key, op, value in ends:
+        ranges.setdefault(key, {})[op] = value
+    return [models.FieldCondition(key=key, range=models.Range(**ops)) for key, ops in ranges.items()]
 
 
 def client_filter(c: Conditions) -> Optional[models.Filter]:

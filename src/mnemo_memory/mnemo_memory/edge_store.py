@@ -60,7 +60,12 @@ def check_meta(stored: dict, model_name: str, dim: int, where: str) -> tuple[str
 
 
 def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
-    return [qe.FieldCondition(key, range=qe.RangeFloat(**{op: value})) for key, op, value in ends]
+    """One range condition per field: ``stamp >= a`` and ``stamp <= b`` as two conditions made the
+    engine plan each half-open range on its own (one of them spans most of the store)."""
+    ranges: dict[str, dict[str, float]] = {}
+    for key, op, value in ends:
+        ranges.setdefault(key, {})[op] = value
+    return [qe.FieldCondition(key, range=qe.RangeFloat(**ops)) for key, ops in ranges.items()]
 
 
 def edge_filter(c: Conditions) -> Optional[qe.Filter]:

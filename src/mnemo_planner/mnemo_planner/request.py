@@ -162,6 +162,8 @@ def _is_question(sentence: str) -> bool:
     if _QUESTION.match(s) or (_ASK.match(s) and not _ACT.search(s)):
         return True
     # a question of fact asked otherwise ("... was it the red one?"), not a plea for help ("can you help?")
+    if re.search(r"\b(?:where|when|how many|which)\b[^,.;!?]*\?$", s):
+        return True  # "I can't find the keys, where are they?": the question closes the sentence
     if not s.endswith("?") or _ACT.search(s):
         return False
     if re.search(r"\b(?:where|when|how many|which|what)\b", s):

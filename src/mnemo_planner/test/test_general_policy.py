@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PLANNER = Path(__file__).resolve().parents[1] / "mnemo_planner"
-GENERAL_MODULES = ("policy", "request", "grounding", "beliefs", "hypotheses", "answers", "calendar", "dialogue")
+GENERAL_MODULES = ("policy", "request", "grounding", "beliefs", "hypotheses", "answers", "calendar", "dialogue", "words")
 
 
 @pytest.fixture(scope="module")

@@ -205,15 +205,23 @@ def best_named(memory, name: str, supports: Sequence[str], names: dict[str, str]
     return supports[int(np.argmax(similarity))]
 
 
-def where_before(memory, description: str, destination: str, at: Optional[float] = None, k: int = K) -> Recall:
-    """Where the object was before it moved to ``destination`` (words naming a fixture)."""
+def _stays_of(memory, description: str, at: Optional[float], k: int):
+    """(the described object, its class's records, its stays), or the Recall to give when it cannot be
+    told or has no stay."""
     found = _resolved(memory, description, at)
     if found is None:
-        return Recall("", memory.search_text(description, k=k, filter=_until(at)))
+        return None, Recall("", memory.search_text(description, k=k, filter=_until(at)))
     target, records = found
     runs = stays(history(records, target.object_id))
-    if not runs:
-        return Recall("", [], (target.object_id,))
+    return (target, records, runs), (None if runs else Recall("", [], (target.object_id,)))
+
+
+def where_before(memory, description: str, destination: str, at: Optional[float] = None, k: int = K) -> Recall:
+    """Where the object was before it moved to ``destination`` (words naming a fixture)."""
+    found, empty = _stays_of(memory, description, at, k)
+    if empty is not None:
+        return empty
+    target, records, runs = found
     supports = list(dict.fromkeys(run.support for run in reversed(runs)))  # newest first: ties go to the latest
     moved_to = best_named(memory, destination, supports, fixture_names(records))
     arrival = max(i for i, run in enumerate(runs) if run.support == moved_to)
@@ -224,13 +232,10 @@ def where_before(memory, description: str, destination: str, at: Optional[float]
 
 
 def where_usually(memory, description: str, at: Optional[float] = None, k: int = K) -> Recall:
-    found = _resolved(memory, description, at)
-    if found is None:
-        return Recall("", memory.search_text(description, k=k, filter=_until(at)))
-    target, records = found
-    runs = stays(history(records, target.object_id))
-    if not runs:
-        return Recall("", [], (target.object_id,))
+    found, empty = _stays_of(memory, description, at, k)
+    if empty is not None:
+        return empty
+    target, records, runs = found
     first = memory.search_time(until=at, k=1)  # memory's first record: since when it could have seen
     held: Counter = Counter()
     for run, span in zip(runs, held_spans(runs, at, first[0].stamp if first else None)):

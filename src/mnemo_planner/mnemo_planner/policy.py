@@ -163,7 +163,6 @@ class GeneralPolicy:
                 t.looked, t.visible = False, []
         elif tool == "pick":
             t.target = str(data.get("picked_id", "")) or target
-            t.holding = True
         elif tool == "place":
             if out.ok or code == SkillCode.GRIPPER_EMPTY:
                 t.holding = False

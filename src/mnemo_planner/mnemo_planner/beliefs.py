@@ -86,9 +86,11 @@ class Beliefs:
         self.fixtures: dict[str, FixtureInfo] = {}
         self._node_key: dict[str, str] = {}
         self._records: set[str] = set()
+        self._value_words: Optional[frozenset] = None
 
     # -- intake -------------------------------------------------------------------------------
     def add_nodes(self, nodes: Iterable[Any]) -> None:
+        self._value_words = None
         for n in nodes:
             if get(n, "kind") == "fixture":
                 self._add_fixture(n)
@@ -142,6 +144,7 @@ class Beliefs:
             self.fixtures[e.support].container = True
 
     def add_records(self, records: Iterable[Any]) -> None:
+        self._value_words = None
         for r in records:
             rid = str(get(r, "id", ""))
             if rid in self._records:
@@ -176,6 +179,7 @@ class Beliefs:
 
     def add_detections(self, detections: Iterable[Any], at: str, now: float, inside: bool) -> list[Entity]:
         """What the camera shows now at fixture ``at``: entities updated, returned in view order."""
+        self._value_words = None
         seen = []
         for d in detections:
             if get(d, "kind", "object") == "fixture":
@@ -207,11 +211,14 @@ class Beliefs:
         return re.sub(r"[_\s]+\d+$", "", fid).replace("_", " ")
 
     def value_words(self) -> frozenset:
-        """Every word of every attribute value seen on a thing (owners aside), singular."""
-        from mnemo_planner.words import singular
+        """Every word of every attribute value seen on a thing (owners aside), singular; kept until
+        the next intake."""
+        if self._value_words is None:
+            from mnemo_planner.words import singular
 
-        return frozenset(singular(w) for e in self.entities.values() for k, v in e.attributes.items()
-                         if k != "owner" for w in re.findall(r"[a-z0-9]+", str(v).lower()))
+            self._value_words = frozenset(singular(w) for e in self.entities.values() for k, v in e.attributes.items()
+                                          if k != "owner" for w in re.findall(r"[a-z0-9]+", str(v).lower()))
+        return self._value_words
 
     def labels(self) -> list[str]:
         return sorted({e.label for e in self.entities.values() if e.label})

@@ -135,7 +135,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     rest = [w for w in words if w not in room_words]
     fixtures: list[str] = []
     if rest:
-        fm = match_labels(sim, rest, labels)
+        fm = fm_all if rest == words else match_labels(sim, rest, labels)
         if fm and fm[0].score >= PLACE:
             top = [m.label for m in fm if m.score >= fm[0].score - PLACE_TIE]
             fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
@@ -154,12 +154,13 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         words += content_words(req.place)
     labels = beliefs.labels()
     matches = match_labels(sim, words, labels)
+    place = ground_place(sim, beliefs, req.place) if req.place else ([], [])
     if req.named and req.intent != "recall" and not req.match and req.kind != "with":
         # the noun phrase after the verb names the thing; the rest of the sentence is the situation
         # ("I want to brush my teeth, I need toothpaste")
         named = match_labels(sim, content_words(req.named), labels)
         matches = named if named and named[0].score >= NAMED else []
-    if (not matches or matches[0].score < NAMED) and req.place and not any(ground_place(sim, beliefs, req.place)):
+    if (not matches or matches[0].score < NAMED) and req.place and not any(place):
         # "when did you last have eyes on the red pen": the place slot holds the thing
         matches = match_labels(sim, content_words(req.place), labels)
     if matches and matches[0].score >= NAMED:
@@ -181,7 +182,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
             if w not in g.span.split():
                 g.adjacent.append(w)
     if req.place:
-        g.fixtures, g.rooms = ground_place(sim, beliefs, req.place)
+        g.fixtures, g.rooms = place
     if not g.fixtures and not g.rooms and req.kind in ("with", "what_at", "count"):
         g.fixtures, g.rooms = ground_place(sim, beliefs, " ".join(w for w in req.words if w not in used))
     if req.scope:

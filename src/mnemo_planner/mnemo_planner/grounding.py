@@ -70,9 +70,9 @@ def lexical(span: str, label: str) -> float:
     if len(s) == len(lab) and all(one_edit(a, b) or a == b for a, b in zip(s, lab)) and sum(len(a) for a in s) >= 5:
         return 0.95  # a slip of the keyboard
     if len(s) == 1 and len(lab) == 1 and len(s[0]) >= 4 and lab[0].endswith(s[0]):
-        return HEAD  # "basin" ~ "washbasin": the head of a compound word
+        return HEAD  # "widget" ~ "megawidget": the head of a compound word
     if len(s) == 1 and s[0] in lab[:-1]:
-        return MODIFIER  # "milk" ~ "milk carton": the label's head is what holds or carries the word
+        return MODIFIER  # "gizmo" ~ "gizmo crate": the label's head is what holds or carries the word
     return 0.0
 
 
@@ -129,7 +129,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     rm = [m for m in match_labels(sim, words, list(room_names)) if m.score >= PLACE]
     fm_all = match_labels(sim, words, labels)
     if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & set(rm[0].span.split()):
-        rm = []  # the words name a fixture better than a room ("the laundry basket", not "the laundry")
+        rm = []  # the words name a fixture better than a room ("the den gizmo stand", not "the den")
     chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
     room_words = set(rm[0].span.split()) if rm else set()
     rest = [w for w in words if w not in room_words]
@@ -157,11 +157,11 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     place = ground_place(sim, beliefs, req.place) if req.place else ([], [])
     if req.named and req.intent != "recall" and not req.match and req.kind != "with":
         # the noun phrase after the verb names the thing; the rest of the sentence is the situation
-        # ("I want to brush my teeth, I need toothpaste")
+        # ("I want to fix the bench, I need a gizmo")
         named = match_labels(sim, content_words(req.named), labels)
         matches = named if named and named[0].score >= NAMED else []
     if (not matches or matches[0].score < NAMED) and req.place and not any(place):
-        # "when did you last have eyes on the red pen": the place slot holds the thing
+        # "when did your sensors last land on the teal gizmo": the place slot holds the thing
         matches = match_labels(sim, content_words(req.place), labels)
     if matches and matches[0].score >= NAMED:
         top = matches[0].score

@@ -163,7 +163,7 @@ def _is_question(sentence: str) -> bool:
         return True
     # a question of fact asked otherwise ("... was it the red one?"), not a plea for help ("can you help?")
     if re.search(r"\b(?:where|when|how many|which)\b[^,.;!?]*\?$", s):
-        return True  # "I can't find the keys, where are they?": the question closes the sentence
+        return True  # "I can't find the gizmos, where are they?": the question closes the sentence
     if not s.endswith("?") or _ACT.search(s):
         return False
     if re.search(r"\b(?:where|when|how many|which|what)\b", s):
@@ -194,7 +194,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     context = " ".join(x for x in sentences if x is not main)
     if context and content_words(context) and not questions and (pronoun_only(fix_words(main.lower()))
                                                                  or MATCH.search(main.lower())):
-        # "the striped gizmo on the bench lost its twin; find the matching one": the other sentence
+        # "the dotted gizmo on the bench is alone now; find the matching one": the other sentence
         # describes the thing the pronoun or the match refers to
         main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
@@ -235,7 +235,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                   r"all of|every one of|each of)?\s*(?!for\b|around for\b)(?P<scope>.+?)\s+(?:and|to|for|until you)\s+"
                   r"(?:then\s+)?(?:find|get|grab|look for|locate|fetch|bring|see if|spot|retrieve)\b", s) or \
         re.search(r"\b(?:look|search|check|go|rummage|hunt)\s+(?:in|inside|through|into|in all of|all of|each of)\s+"
-                  r"(?P<scope>.+?)\s+for\b", s)  # "look through the chests in the shed for the pump"
+                  r"(?P<scope>.+?)\s+for\b", s)  # "look through the crates in the den for the gizmo"
     if m and intent != RECALL:
         scope = m.group("scope").strip()
         s = s[:m.start()] + " find " + s[m.end():]
@@ -263,7 +263,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                          r"([a-z][\w\- ]*)", s):
         np_words: list[str] = []
         for w in m.group(1).split():
-            if w in STOPWORDS and not (w == "of" and np_words):  # "a pair of scissors" is one phrase
+            if w in STOPWORDS and not (w == "of" and np_words):  # "a box of gizmos" is one phrase
                 break
             np_words.append(w)
         while np_words and np_words[-1] == "of":

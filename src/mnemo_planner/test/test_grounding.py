@@ -33,9 +33,9 @@ def _fixture(fid, label, room="den"):
 
 
 def test_compound_and_modifier_words_name_a_label():
-    assert lexical("basin", "washbasin") == HEAD  # the head of a compound word
-    assert lexical("gizmo", "gizmo carton") == MODIFIER  # what a carton of it is called
-    assert lexical("carton", "gizmo carton") == HEAD
+    assert lexical("widget", "megawidget") == HEAD  # the head of a compound word
+    assert lexical("gizmo", "gizmo crate") == MODIFIER  # what a crate of it is called
+    assert lexical("crate", "gizmo crate") == HEAD
     assert lexical("gizmo", "widget") == 0.0
 
 
@@ -58,11 +58,11 @@ def test_a_stated_attribute_the_thing_lacks_rejects_it_even_without_a_sibling_in
 
 def test_places_are_named_by_the_best_known_fixture_or_room(sim):
     b = Beliefs()
-    b.add_nodes([_fixture("washbasin_1", "washbasin", "bathroom"), _fixture("desk_1", "desk", "office"),
-                 _fixture("bookshelf_1", "bookshelf", "living_room")])
-    assert ground_place(sim, b, "the basin")[0] == ["washbasin_1"]
-    assert ground_place(sim, b, "the bookcase")[0] == ["bookshelf_1"]
-    assert ground_place(sim, b, "the office")[1] == ["office"]
+    b.add_nodes([_fixture("megawidget_1", "megawidget", "atrium"), _fixture("piano_1", "piano", "gallery"),
+                 _fixture("aquarium_1", "aquarium", "gallery")])
+    assert ground_place(sim, b, "the widget")[0] == ["megawidget_1"]  # a compound's head
+    assert ground_place(sim, b, "the pianoforte")[0] == ["piano_1"]  # the best known fixture, below NAMED
+    assert ground_place(sim, b, "the atrium")[1] == ["atrium"]
 
 
 def test_a_match_must_not_differ_in_any_attribute_both_show():

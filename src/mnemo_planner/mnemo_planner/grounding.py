@@ -157,11 +157,11 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     place = ground_place(sim, beliefs, req.place) if req.place else ([], [])
     if req.named and req.intent != "recall" and not req.match and req.kind != "with":
         # the noun phrase after the verb names the thing; the rest of the sentence is the situation
-        # ("I want to fix the bench, I need a gizmo")
+        # ("I want to fix the plinth, I need a gizmo")
         named = match_labels(sim, content_words(req.named), labels)
         matches = named if named and named[0].score >= NAMED else []
     if (not matches or matches[0].score < NAMED) and req.place and not any(place):
-        # "when did your sensors last land on the teal gizmo": the place slot holds the thing
+        # "when did your sensors last land on the mauve gizmo": the place slot holds the thing
         matches = match_labels(sim, content_words(req.place), labels)
     if matches and matches[0].score >= NAMED:
         top = matches[0].score

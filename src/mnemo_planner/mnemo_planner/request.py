@@ -194,7 +194,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     context = " ".join(x for x in sentences if x is not main)
     if context and content_words(context) and not questions and (pronoun_only(fix_words(main.lower()))
                                                                  or MATCH.search(main.lower())):
-        # "the dotted gizmo on the bench is alone now; find the matching one": the other sentence
+        # "the mauve gizmo on the plinth is alone now; find the matching one": the other sentence
         # describes the thing the pronoun or the match refers to
         main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "

@@ -205,6 +205,22 @@ class ServerWatch:
         return "restarted" if now - self.servers else None
 
 
+def action_client(node: Node, action_type: Any, name: str, **kwargs: Any) -> Any:
+    """An ActionClient that is safe to create while another thread spins ``node``.
+
+    rclpy's ActionClient registers itself with the node before it creates its lock; an executor
+    thread that builds its wait set in that moment raises AttributeError and its spin thread dies,
+    so every later call on that node waits forever. The lock is made before registration here."""
+    from rclpy.action import ActionClient
+
+    class _LockedFirst(ActionClient):
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            self._lock = threading.Lock()
+            super().__init__(*args, **kw)
+
+    return _LockedFirst(node, action_type, name, **kwargs)
+
+
 # -- time ----------------------------------------------------------------------------
 def time_to_msg(seconds: float) -> TimeMsg:
     if not math.isfinite(seconds):

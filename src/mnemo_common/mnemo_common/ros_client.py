@@ -14,10 +14,9 @@ from typing import Any, Callable, Optional
 
 import rclpy
 from action_msgs.msg import GoalStatus
-from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor
 
-from mnemo_common.ros import ServerWatch
+from mnemo_common.ros import ServerWatch, action_client
 from mnemo_common.types import Status
 
 
@@ -79,7 +78,7 @@ class RosClient:
         it died or restarted while the goal ran), REJECTED, or TIMEOUT (the goal is canceled)."""
         client = self._clients.get(name)
         if client is None:
-            client = self._clients[name] = ActionClient(self.node, action_type, name)
+            client = self._clients[name] = action_client(self.node, action_type, name)
         if not client.wait_for_server(timeout_sec=30.0):
             return _failed(action_type, Status.UNAVAILABLE, f"action {name} is not available")
         # the goal lives in the server process: if that one dies, no result will ever come

@@ -44,10 +44,10 @@ class ActionCall:
     """One action client used as a blocking, cancelable, time-bounded call."""
 
     def __init__(self, node, action_type, name: str, group, server_wait: float):
-        from rclpy.action import ActionClient
+        from mnemo_common.ros import action_client
 
         self.name, self.server_wait = name, server_wait
-        self.client = ActionClient(node, action_type, name, callback_group=group)
+        self.client = action_client(node, action_type, name, callback_group=group)
 
     def run(self, goal, timeout: float, cancel: CancelToken, to_outcome: Callable[[int, Any], Outcome]) -> Outcome:
         deadline = time.monotonic() + max(0.0, timeout)

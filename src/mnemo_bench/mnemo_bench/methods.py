@@ -5,18 +5,15 @@ and which parts of memory the toolbox lets it use (``mnemo_planner.inprocess.Abl
 
 - ``random`` (STAR's lower bound): explores fixtures at random, opens containers, looks, and picks
   a random object of a class the instruction names (any object when none does).
-- ``SG+S`` (STAR): the scene graph only and a single attempt: the planner's offline policy goes
-  where the graph says and looks/picks there once (``SingleAttempt``).
+- ``SG+S`` (STAR): the scene graph only and a single attempt: the planner's policy goes where the
+  graph says and looks/picks there once (``SingleAttempt``).
 - ``TR+S`` (STAR): temporal retrieval from long-term memory only (no scene graph) and one attempt.
-- ``full``: the planner's offline policy with memory, scene graph, interaction analysis and
-  spatial search (replanning over every plausible place).
-- ``general`` (not in the default suite): the planner's general policy (``mnemo_planner.policy``), being
-  developed to replace the offline policy; same tools as ``full``.
-- ``SG``, ``SG+IA``, ``SG+KF``, ``SG+IA+KF`` (MessyMem's ablations): the offline policy with the
-  scene graph (no long-term vector memory), with or without the interaction analyzer (IA) and the
-  keyframe memory (KF). The offline policy never asks for keyframes (only the LLM policy does), so
-  +KF changes nothing for it; the rows are kept so the table has MessyMem's shape and so an LLM
-  policy can fill them.
+- ``full``: the planner's policy (``mnemo_planner.policy.GeneralPolicy``) with memory, scene graph,
+  interaction analysis and spatial search (replanning over every plausible place).
+- ``SG``, ``SG+IA``, ``SG+KF``, ``SG+IA+KF`` (MessyMem's ablations): the policy with the scene graph
+  (no long-term vector memory), with or without the interaction analyzer (IA) and the keyframe memory
+  (KF). The offline policy never asks for keyframes (only the LLM policy does), so +KF changes nothing
+  for it; the rows are kept so the table has MessyMem's shape and so an LLM policy can fill them.
 """
 from __future__ import annotations
 
@@ -24,10 +21,10 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from mnemo_planner import request as rq
 from mnemo_planner.inprocess import Ablation
-from mnemo_planner.language import INTENT_LOCATE, INTENT_RECALL, parse_instruction
 from mnemo_planner.loop import PolicyInput
-from mnemo_planner.offline_policy import OfflinePolicy, fixture_class
+from mnemo_planner.policy import GeneralPolicy
 from mnemo_planner.tools import Action
 
 
@@ -75,8 +72,8 @@ class RandomPolicy:
 
     def _reset(self, state: PolicyInput) -> None:
         self._key = (state.instruction, state.now, state.budget)
-        self.parsed = parse_instruction(state.instruction, state.now)
-        self.wanted = _words(self.parsed.target or self.parsed.need or state.instruction)
+        self.parsed = rq.parse(state.instruction, state.now)
+        self.wanted = _words(" ".join(self.parsed.words) or state.instruction)
         self.fixtures: dict[str, dict] = {}
         self.unvisited: list[str] = []
 
@@ -89,9 +86,10 @@ class RandomPolicy:
             self.fixtures = {n["id"]: n for n in nodes if n.get("kind") == "fixture"}
             self.unvisited = sorted(self.fixtures)
             self.rng.shuffle(self.unvisited)
-        if self.parsed.intent == INTENT_RECALL:
+        if self.parsed.intent == rq.RECALL:
             fid = self.rng.choice(sorted(self.fixtures)) if self.fixtures else "nowhere"
-            return Action("answer", {"text": f"the {fixture_class(fid)} ({fid})"})
+            label = self.fixtures.get(fid, {}).get("label", "") or fid
+            return Action("answer", {"text": f"the {label} ({fid})"})
         last = state.history[-1]
         tool, out = last.action.tool, last.outcome
         if tool == "navigate" and out.ok:
@@ -105,10 +103,10 @@ class RandomPolicy:
             seen = [d for d in out.data.get("detections" if tool == "detect" else "contents", [])
                     if getattr(d, "kind", "object") != "fixture"]
             matching = [d for d in seen if _words(d.label) & self.wanted]
-            if self.parsed.intent == INTENT_LOCATE and matching:
+            if self.parsed.intent == rq.LOCATE and matching:
                 return Action("done", {"success": True, "reason": "found something matching"})
             pool = matching or seen
-            if pool and self.parsed.intent != INTENT_LOCATE:
+            if pool and self.parsed.intent != rq.LOCATE:
                 d = self.rng.choice(pool)
                 return Action("pick", {"target": d.instance_id or d.node_id or d.label})
         if not self.unvisited or state.remaining <= 1:
@@ -116,16 +114,10 @@ class RandomPolicy:
         return Action("navigate", {"target": self.unvisited.pop()})
 
 
-def _offline(use_memory: bool, use_scene_graph: bool) -> Callable[[int], OfflinePolicy]:
-    def make(seed: int) -> OfflinePolicy:
-        return OfflinePolicy(use_scene_graph=use_scene_graph, use_memory=use_memory)
+def _policy(use_memory: bool, use_scene_graph: bool) -> Callable[[int], GeneralPolicy]:
+    def make(seed: int) -> GeneralPolicy:
+        return GeneralPolicy(use_scene_graph=use_scene_graph, use_memory=use_memory)
     return make
-
-
-def _general(seed: int) -> Any:
-    from mnemo_planner.policy import GeneralPolicy
-
-    return GeneralPolicy()
 
 
 def _single(make: Callable[[int], Any]) -> Callable[[int], SingleAttempt]:
@@ -140,25 +132,21 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     Method("random", "explores fixtures at random and picks a random matching (or any) object",
            Ablation(use_memory=False, use_scene_graph=True, use_interaction_analysis=False), RandomPolicy, False),
     Method("SG+S", "scene graph only, one attempt (STAR baseline)",
-           _graph_only(ia=False, kf=False), _single(_offline(use_memory=False, use_scene_graph=True)), False),
+           _graph_only(ia=False, kf=False), _single(_policy(use_memory=False, use_scene_graph=True)), False),
     Method("TR+S", "temporal retrieval from long-term memory only, one attempt (STAR baseline)",
            Ablation(use_memory=True, use_scene_graph=False, use_interaction_analysis=False),
-           _single(_offline(use_memory=True, use_scene_graph=False)), True),
-    Method("full", "offline policy: memory + scene graph + interaction analysis + spatial search",
+           _single(_policy(use_memory=True, use_scene_graph=False)), True),
+    Method("full", "the planner's policy: memory + scene graph + interaction analysis + spatial search",
            Ablation(use_memory=True, use_scene_graph=True, use_interaction_analysis=True, use_keyframes=True),
-           _offline(use_memory=True, use_scene_graph=True), True),
-    Method("general", "the general policy in development (typed request, grounding by meaning over every "
-           "attribute, evidence-ranked places, answers from sightings): memory + scene graph + interaction analysis",
-           Ablation(use_memory=True, use_scene_graph=True, use_interaction_analysis=True, use_keyframes=True),
-           _general, True),
+           _policy(use_memory=True, use_scene_graph=True), True),
     Method("SG", "scene graph only, with spatial search (MessyMem ablation)",
-           _graph_only(ia=False, kf=False), _offline(use_memory=False, use_scene_graph=True), False),
+           _graph_only(ia=False, kf=False), _policy(use_memory=False, use_scene_graph=True), False),
     Method("SG+IA", "scene graph + interaction analyzer (MessyMem ablation)",
-           _graph_only(ia=True, kf=False), _offline(use_memory=False, use_scene_graph=True), False),
+           _graph_only(ia=True, kf=False), _policy(use_memory=False, use_scene_graph=True), False),
     Method("SG+KF", "scene graph + keyframes (MessyMem ablation; the offline policy does not use keyframes)",
-           _graph_only(ia=False, kf=True), _offline(use_memory=False, use_scene_graph=True), False),
+           _graph_only(ia=False, kf=True), _policy(use_memory=False, use_scene_graph=True), False),
     Method("SG+IA+KF", "scene graph + interaction analyzer + keyframes (MessyMem's full method, graph side)",
-           _graph_only(ia=True, kf=True), _offline(use_memory=False, use_scene_graph=True), False),
+           _graph_only(ia=True, kf=True), _policy(use_memory=False, use_scene_graph=True), False),
 ]}
 
 DEFAULT_METHODS = ("random", "SG+S", "TR+S", "full", "SG", "SG+IA", "SG+KF", "SG+IA+KF")

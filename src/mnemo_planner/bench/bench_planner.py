@@ -14,7 +14,7 @@ from collections import defaultdict
 
 from mnemo_common.embedding import get_embedder
 from mnemo_planner.inprocess import Ablation, InProcessStack
-from mnemo_planner.offline_policy import OfflinePolicy
+from mnemo_planner.policy import GeneralPolicy
 from mnemo_sim import list_scenarios
 
 TARGET_MS = 20.0
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
         stack = InProcessStack(path, Ablation(), seed=args.seed)
         for task in stack.scenario.tasks:
             embedder.seconds = 0.0
-            run = stack.run_task(task.id, OfflinePolicy(embedder=embedder))
+            run = stack.run_task(task.id, GeneralPolicy(embedder=embedder))
             runs.append((path.stem, run))
             if run.steps:
                 per_step_model.append(1000.0 * embedder.seconds / run.steps)

@@ -379,7 +379,7 @@ class InProcessStack:
         self.analyzer = analyzer
         self.keyframes = keyframes
         self.observations = 0
-        from mnemo_planner.offline_policy import DialogueContext
+        from mnemo_planner.dialogue import DialogueContext
 
         self.dialogue = DialogueContext()  # consecutive requests: a follow-up continues the previous one
         self._last_end = float("-inf")  # world clock when the previous task ended
@@ -467,9 +467,9 @@ def run_scenario(scenario: Any, policy_factory: Optional[Callable[[], Any]] = No
                  seed: Optional[int] = None, task_ids: Optional[list[str]] = None, **kwargs: Any) -> list[TaskRun]:
     """Patrol, then every task (or the given ones) with a fresh policy each; the benchmark's entry point."""
     if policy_factory is None:
-        from mnemo_planner.offline_policy import OfflinePolicy
+        from mnemo_planner.policy import GeneralPolicy
 
         def policy_factory():
-            return OfflinePolicy(use_scene_graph=ablation.use_scene_graph, use_memory=ablation.use_memory)
+            return GeneralPolicy(use_scene_graph=ablation.use_scene_graph, use_memory=ablation.use_memory)
     stack = InProcessStack(scenario, ablation, seed, **kwargs)
     return stack.run_all(policy_factory, task_ids)

@@ -36,6 +36,7 @@ class PlannerConfig:
     skill_timeout: float = 300.0
     use_keyframes: bool = True
     warm_up: bool = True
+    time_zone: str = ""
 
 
 CONFIG_TYPE = PlannerConfig
@@ -50,15 +51,18 @@ DESCRIPTIONS = {
     "skill_timeout": "seconds to wait for a skill service",
     "use_keyframes": "let policies retrieve keyframes",
     "warm_up": "load the embedding model at start so the first goal does not wait for it",
+    "time_zone": "IANA time zone in which time words ('this morning', 'on Monday') are read on ROS wall time "
+                 "('' = the machine's zone); a simulator's /clock uses the simulator's calendar",
 }
 
 
-def make_policy(config: PlannerConfig, context=None):
-    """A fresh policy for one goal: the offline policy, or the LLM policy with the offline policy as
-    its fallback (it continues the task when the endpoint fails). ``context``: the conversation."""
-    from mnemo_planner.offline_policy import OfflinePolicy
+def make_policy(config: PlannerConfig, context=None, calendar=None):
+    """A fresh policy for one goal: the offline policy (``mnemo_planner.policy.GeneralPolicy``), or the
+    LLM policy with the offline policy as its fallback (it continues the task when the endpoint fails).
+    ``context``: the conversation; ``calendar``: how time words map to the clock."""
+    from mnemo_planner.policy import GeneralPolicy
 
-    offline = OfflinePolicy(context=context)
+    offline = GeneralPolicy(context=context, calendar=calendar)
     if config.policy == "llm" and config.llm_base_url:
         from mnemo_common.llm import LlmConfig
 
@@ -96,7 +100,7 @@ class PlannerNode(Node):
 
         self.create_subscription(Clock, names.CLOCK, self._on_clock, 10)
         self._busy = threading.Lock()
-        from mnemo_planner.offline_policy import DialogueContext
+        from mnemo_planner.dialogue import DialogueContext
 
         self.dialogue = DialogueContext()  # one conversation across goals: a follow-up continues the previous one
         self.action_server = ActionServer(
@@ -121,6 +125,12 @@ class PlannerNode(Node):
 
     def _on_clock(self, msg) -> None:
         self._sim_clock = time_from_msg(msg.clock)
+
+    def calendar(self):
+        """The simulator's calendar under /clock, else ROS wall time read in the configured zone."""
+        from mnemo_planner.calendar import Calendar
+
+        return Calendar.simulator() if self._sim_clock is not None else Calendar.wall(self.config.time_zone)
 
     def now(self) -> float:
         if self._sim_clock is not None:
@@ -151,7 +161,7 @@ class PlannerNode(Node):
 
             self.get_logger().info(f"task {goal.task_id or '-'}: {clip(goal.instruction)!r} (budget {goal.budget})")
             try:
-                policy = make_policy(self.config, self.dialogue)
+                policy = make_policy(self.config, self.dialogue, self.calendar())
                 outcome = await run_task_async(goal.instruction, int(goal.budget), policy, self.toolbox, self.now,
                                                on_step=on_step, should_cancel=canceled)
             except Exception as exc:  # noqa: BLE001 - the node keeps serving

@@ -120,10 +120,10 @@ def test_a_later_patrol_is_in_memory_and_the_graph_but_not_for_an_earlier_task(m
 
 
 def test_a_recall_before_the_later_patrol_answers_the_old_place(moved, embedder):
-    from mnemo_planner.offline_policy import OfflinePolicy
+    from mnemo_planner.policy import GeneralPolicy
 
     stack, _ = moved
-    run = stack.run_task("where_mug", OfflinePolicy(embedder=embedder))
+    run = stack.run_task("where_mug", GeneralPolicy(embedder=embedder))
     assert run.success, (run.answer, run.detail)
 
 

@@ -170,14 +170,14 @@ def test_the_node_gives_the_llm_policy_the_offline_policy_and_the_conversation_a
     pytest.importorskip("rclpy")
     from mnemo_planner.dialogue import DialogueContext
     from mnemo_planner.node import PlannerConfig, make_policy
-    from mnemo_planner.offline_policy import OfflinePolicy
+    from mnemo_planner.policy import GeneralPolicy
 
     context = DialogueContext()
     llm = make_policy(PlannerConfig(policy="llm", llm_base_url="http://127.0.0.1:9/v1"), context)
-    assert isinstance(llm, LlmPolicy) and isinstance(llm.fallback, OfflinePolicy)
+    assert isinstance(llm, LlmPolicy) and isinstance(llm.fallback, GeneralPolicy)
     assert llm.fallback.context is context
     offline = make_policy(PlannerConfig(policy="offline"), context)
-    assert isinstance(offline, OfflinePolicy) and offline.context is context
+    assert isinstance(offline, GeneralPolicy) and offline.context is context
 
 
 @pytest.mark.slow
@@ -186,7 +186,7 @@ def test_the_offline_policy_finishes_a_task_the_model_began(fake, embedder):
     the offline policy (the node's fallback) carries on from that working memory and fetches the
     object, as the simulator's scorer judges."""
     from mnemo_planner.inprocess import InProcessStack
-    from mnemo_planner.offline_policy import OfflinePolicy
+    from mnemo_planner.policy import GeneralPolicy
 
     pytest.importorskip("mnemo_sim.tasks")
     from mnemo_sim import list_scenarios
@@ -196,8 +196,8 @@ def test_the_offline_policy_finishes_a_task_the_model_began(fake, embedder):
         pytest.skip("example scenario not shipped")
     stack = InProcessStack(example[0], seed=0)
     fake.push(call("query_scene_graph", {}), call("search_memory", {"text": "book"}), 503)
-    run = stack.run_task("class_book", policy(fake, fallback=OfflinePolicy(embedder=embedder)))
+    run = stack.run_task("class_book", policy(fake, fallback=GeneralPolicy(embedder=embedder)))
     tools = [s.tool for s in run.trace]
     assert tools[:3] == ["query_scene_graph", "search_memory", MODEL_ERROR], tools
-    assert run.trace[2].arguments["fallback"] == "OfflinePolicy continues the task"
+    assert run.trace[2].arguments["fallback"] == "GeneralPolicy continues the task"
     assert run.success and tools[-1] == "pick" and len(fake.requests) == 3, run.trace

@@ -26,13 +26,18 @@ ARGUMENTS = [
     ("color_topic", names.COLOR_IMAGE, "robot's colour image topic (sensor_msgs/Image)"),
     ("depth_topic", names.DEPTH_IMAGE, "robot's depth image topic, registered to colour (sensor_msgs/Image)"),
     ("camera_info_topic", names.CAMERA_INFO, "robot's colour camera info topic (sensor_msgs/CameraInfo)"),
+    ("perception", "oracle", "oracle: the simulator's instance ids pass through perception (an upper bound) | "
+                             "honest: identity is the scene graph's, from detections alone (the simulator's "
+                             "perception must match)"),
+    ("map_file", "", "household-scenario file whose furniture and rooms the scene graph takes as the map; empty: none"),
     ("respawn", "true", "start a node again when it exits (crash, kill); the memory, scene graph and keyframes "
                         "reopen their stores under data_dir"),
 ]
 RESPAWN_DELAY = 2.0  # s before a node that exited starts again
 
 CHOICES = {"use_sim_time": ["true", "false"], "policy": ["offline", "llm"], "with_planner": ["true", "false"],
-           "with_skills": ["true", "false"], "operator_gate": ["true", "false"], "respawn": ["true", "false"]}
+           "with_skills": ["true", "false"], "operator_gate": ["true", "false"], "respawn": ["true", "false"],
+           "perception": ["oracle", "honest"]}
 
 
 def generate_launch_description():
@@ -43,6 +48,7 @@ def generate_launch_description():
     common = {"use_sim_time": LaunchConfiguration("use_sim_time")}
     persistent = {**common, "data_dir": LaunchConfiguration("data_dir")}
     with_llm = {**persistent, "llm_base_url": LaunchConfiguration("llm_base_url")}
+    perception = {"perception": LaunchConfiguration("perception")}
     camera = [(names.COLOR_IMAGE, LaunchConfiguration("color_topic")),
               (names.DEPTH_IMAGE, LaunchConfiguration("depth_topic")),
               (names.CAMERA_INFO, LaunchConfiguration("camera_info_topic"))]
@@ -51,9 +57,10 @@ def generate_launch_description():
         Node(package="mnemo_memory", executable="memory_node", name=names.MEMORY_NODE, output="screen",
              **supervised, parameters=[config, persistent]),
         Node(package="mnemo_perception", executable="perception_node", name=names.PERCEPTION_NODE,
-             output="screen", **supervised, parameters=[config, common], remappings=camera),
+             output="screen", **supervised, parameters=[config, {**common, **perception}], remappings=camera),
         Node(package="mnemo_scene_graph", executable="scene_graph_node", name=names.SCENE_GRAPH_NODE,
-             output="screen", **supervised, parameters=[config, persistent]),
+             output="screen", **supervised,
+             parameters=[config, {**persistent, **perception, "map_file": LaunchConfiguration("map_file")}]),
         Node(package="mnemo_keyframes", executable="keyframes_node", name=names.KEYFRAMES_NODE, output="screen",
              **supervised, parameters=[config, with_llm], remappings=camera),
         Node(package="mnemo_interaction", executable="analyzer_node", name=names.ANALYZER_NODE, output="screen",

@@ -14,12 +14,20 @@ def generate_launch_description():
     share = FindPackageShare("mnemo")
     config = PathJoinSubstitution([share, "config", "sim.yaml"])
     return LaunchDescription([
-        DeclareLaunchArgument("scenario", default_value="",
-                              description="household-scenario/1 YAML; empty loads the shipped example apartment"),
+        DeclareLaunchArgument("scenario",
+                              default_value=PathJoinSubstitution([FindPackageShare("mnemo_sim"), "scenarios",
+                                                                  "example_apartment.yaml"]),
+                              description="household-scenario/1 YAML (the simulated home, and the scene graph's map "
+                                          "in honest perception); default: the shipped example apartment"),
         DeclareLaunchArgument("seed", default_value="-1",
                               description="seed of the simulator's randomness (missed grasps); -1 uses the scenario's seed"),
         DeclareLaunchArgument("render", default_value="false", choices=["true", "false"],
                               description="render RGB-D images with MuJoCo (false: oracle observations only)"),
+        DeclareLaunchArgument("perception", default_value="oracle", choices=["oracle", "honest"],
+                              description="oracle: the simulator's observations, with its instance ids, supports and "
+                                          "authored attributes (an upper bound) | honest: rendered RGB-D only; "
+                                          "perception, scene-graph association and memory from pixels; skills take "
+                                          "scene-graph node ids (the scenario is the scene graph's map)"),
         DeclareLaunchArgument("data_dir", default_value="data",
                               description="directory where memory, scene graph and keyframes persist"),
         DeclareLaunchArgument("policy", default_value="offline", choices=["offline", "llm"],
@@ -36,6 +44,7 @@ def generate_launch_description():
              parameters=[config, {"scenario": LaunchConfiguration("scenario"),
                                   "seed": LaunchConfiguration("seed"),
                                   "render": LaunchConfiguration("render"),
+                                  "perception": LaunchConfiguration("perception"),
                                   "data_dir": LaunchConfiguration("data_dir"),
                                   "use_sim_time": LaunchConfiguration("use_sim_time")}]),
         IncludeLaunchDescription(
@@ -44,5 +53,7 @@ def generate_launch_description():
                               "use_sim_time": LaunchConfiguration("use_sim_time"),
                               "policy": LaunchConfiguration("policy"),
                               "llm_base_url": LaunchConfiguration("llm_base_url"),
-                              "respawn": LaunchConfiguration("respawn"), "with_skills": "false"}.items()),
+                              "respawn": LaunchConfiguration("respawn"), "with_skills": "false",
+                              "perception": LaunchConfiguration("perception"),
+                              "map_file": LaunchConfiguration("scenario")}.items()),
     ])

@@ -14,7 +14,7 @@ OWNERS = [  # (name prefix, node, kind)
     ("/clock", "mnemo_sim", "topic"),
     ("/mnemo/camera_pose", "mnemo_sim / localisation", "topic"),
     ("/mnemo/robot_pose", "mnemo_sim / localisation", "topic"),
-    ("/mnemo/observations", "mnemo_sim", "topic"),
+    ("/mnemo/observations", "mnemo_sim (oracle) / scene_graph (honest)", "topic"),
     ("/mnemo/detections", "perception", "topic"),
     ("/mnemo/scene_graph/get", "scene_graph", "service"),
     ("/mnemo/scene_graph/query", "scene_graph", "service"),

@@ -23,14 +23,15 @@ ROS_BUILTIN_PARAMS = {"use_sim_time", "start_type_description_service"}
 
 # Each launch file with the arguments worth combining (every choice of every choice-argument).
 VARIANTS = {
-    "sim.launch.py": {"render": ["true", "false"], "policy": ["offline", "llm"], "use_sim_time": ["true", "false"]},
+    "sim.launch.py": {"render": ["true", "false"], "policy": ["offline", "llm"], "use_sim_time": ["true", "false"],
+                      "perception": ["oracle", "honest"]},
     "tiago.launch.py": {"operator_gate": ["true", "false"], "with_planner": ["true", "false"],
                         "policy": ["offline", "llm"]},
     "gazebo_tiago.launch.py": {"operator_gate": ["true", "false"], "policy": ["offline", "llm"]},
     "tidybot.launch.py": {"operator_gate": ["true", "false"], "policy": ["offline", "llm"]},
     "isaac.launch.py": {"robot": ["tiago", "tidybot"], "operator_gate": ["true", "false"]},
     "mnemo_stack.launch.py": {"with_skills": ["true", "false"], "with_planner": ["true", "false"],
-                              "use_sim_time": ["true", "false"]},
+                              "use_sim_time": ["true", "false"], "perception": ["oracle", "honest"]},
 }
 
 

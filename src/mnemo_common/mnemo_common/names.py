@@ -17,13 +17,13 @@ SKILLS_NODE = "skills"
 COLOR_IMAGE = "/camera/color/image_raw"  # sensor_msgs/Image, colour frames (rgb8)
 DEPTH_IMAGE = "/camera/depth/image_raw"  # sensor_msgs/Image, depth frames (32FC1, metres)
 CAMERA_INFO = "/camera/color/camera_info"  # sensor_msgs/CameraInfo, pinhole intrinsics
-SEGMENTATION = "/camera/segmentation"  # InstanceSegmentation, per-pixel instance ids (simulator only; ground-truth perception)
+SEGMENTATION = "/camera/segmentation"  # InstanceSegmentation, per-pixel instances (simulator only; ground-truth perception)
 CAMERA_POSE = "/mnemo/camera_pose"  # geometry_msgs/PoseStamped, camera optical frame in the map
 ROBOT_POSE = "/mnemo/robot_pose"  # geometry_msgs/PoseStamped, robot base in the map
 CLOCK = "/clock"  # rosgraph_msgs/Clock, simulated time (seconds since scenario day 0 00:00)
 
 # Memory streams.
-OBSERVATIONS = "/mnemo/observations"  # Observation, poses, room and (oracle) visible objects with a caption
+OBSERVATIONS = "/mnemo/observations"  # Observation, poses, room and visible objects (oracle: the simulator's; honest: the graph's)
 DETECTIONS = "/mnemo/detections"  # DetectionArray, detections of a frame in the map frame
 SCENE_GRAPH = "/mnemo/scene_graph"  # SceneGraph, the whole graph (latched)
 SCENE_GRAPH_MARKERS = "/mnemo/scene_graph/markers"  # visualization_msgs/MarkerArray, the graph for RViz (latched)

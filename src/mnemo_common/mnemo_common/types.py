@@ -13,6 +13,17 @@ from typing import Optional
 
 import numpy as np
 
+# Perception modes of a stack against the simulator: "oracle" hands every node the simulator's own
+# observations (instance ids, supports, authored attributes: an upper bound); "honest" publishes raw
+# sensor data only, and identity is what the scene graph associates from perception's detections.
+PERCEPTION_MODES = ("oracle", "honest")
+
+
+def check_perception_mode(mode: str) -> str:
+    if mode not in PERCEPTION_MODES:
+        raise ValueError(f"perception must be one of {PERCEPTION_MODES}, got {mode!r}")
+    return mode
+
 
 class Status(IntEnum):
     """Mirrors mnemo_interfaces/msg/Status codes."""

@@ -32,7 +32,7 @@ from mnemo_common.ros import (
     camera_info_from_msg, declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg,
     robot_pose_from_msg, run_node, sensor_qos, time_from_msg,
 )
-from mnemo_common.types import MnemoError, Pose3D, Status
+from mnemo_common.types import MnemoError, Pose3D, Status, check_perception_mode
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation
 from mnemo_interfaces.srv import Detect, QueryObjects
 from mnemo_perception.backends import BackendConfig, make_detector, needs_segmentation
@@ -58,7 +58,7 @@ class PerceptionNodeConfig:
     fixture_labels: tuple[str, ...] = ()
     min_score: float = 0.25
     device: str = "cpu"
-    drop_instance_ids: bool = False
+    perception: str = "oracle"
     color_topic: str = names.COLOR_IMAGE
     depth_topic: str = names.DEPTH_IMAGE
     camera_info_topic: str = names.CAMERA_INFO
@@ -90,8 +90,9 @@ DESCRIPTIONS = {
     "vocabulary": "labels to detect (text prompts of open-vocabulary models); empty keeps every label",
     "fixture_labels": "labels the neural backends report with kind 'fixture'",
     "min_score": "minimum detector confidence",
-    "drop_instance_ids": "publish object detections without the detector's instance ids (honest mode: the simulator's "
-                         "ids never pass; identity is the scene graph's), fixture ids as node ids (the map's)",
+    "perception": "oracle: detections keep the detector's instance ids (the ground-truth backend's are the "
+                  "simulator's) | honest: object detections leave without them (identity is the scene graph's), "
+                  "fixture ids as node ids (the map's)",
     "device": "torch device of the neural backends, e.g. cpu or cuda:0",
     "color_topic": "colour image topic (rgb8 or bgr8)",
     "depth_topic": "depth image topic (32FC1 metres or 16UC1 millimetres), registered to the colour image",
@@ -127,7 +128,7 @@ class PerceptionNode(Node):
                                 min_score=cfg.min_score, device=cfg.device)
         self.perception = Perception(make_detector(backend, self.get_logger()),
                                      DeprojectionConfig(outlier_method=cfg.outlier_method, min_points=cfg.min_points),
-                                     drop_instance_ids=cfg.drop_instance_ids)
+                                     drop_instance_ids=check_perception_mode(cfg.perception) == "honest")
         self._detector_lock = threading.Lock()  # models are not thread-safe: worker and Detect take turns
         self.drops = DropCounter(cfg.warn_period)
         self.published = 0

@@ -1,9 +1,13 @@
 """The scene-graph node: a thin ROS wrapper over mnemo_scene_graph.graph.SceneGraph.
 
 Subscribes  names.OBSERVATIONS (Observation; oracle sightings) and/or names.DETECTIONS (DetectionArray;
-            perception), chosen by `input_mode`.
+            perception), chosen by `input_mode`; with `perception` honest, detections only.
 Publishes   names.SCENE_GRAPH (SceneGraph, latched), names.SCENE_GRAPH_MARKERS (MarkerArray, latched),
-            names.SCENE_GRAPH_EVENTS (GraphEvent, one per change; 'observed' ones only on request).
+            names.SCENE_GRAPH_EVENTS (GraphEvent, one per change; 'observed' ones only on request);
+            honest: names.OBSERVATIONS, one per frame of detections, its sightings named, supported and
+            placed as the graph resolved them (``sightings.integrate_frame``), for memory and keyframes.
+Map         `map_file` (a household-scenario file): its furniture (ids, classes, footprints, whether it
+            has doors) is declared at start, and rooms of frames that carry none come from its rooms.
 Serves      names.GRAPH_GET (GetSceneGraph), names.GRAPH_QUERY (QueryObjects),
             names.GRAPH_HISTORY (GetNodeHistory), names.GRAPH_UPDATE (UpdateNode).
 Persists    `data_dir`/scene_graph/{snapshot.json, events.jsonl}; a restart restores the graph.
@@ -20,19 +24,21 @@ from dataclasses import dataclass
 from typing import Optional
 
 from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    declare_config, detection_from_msg, guarded, latched_qos, observation_from_msg, pose3d_from_msg, run_node,
-    time_from_msg,
+    declare_config, detection_from_msg, guarded, latched_qos, observation_from_msg, observation_to_msg,
+    pose2d_from_msg, pose3d_from_msg, run_node, time_from_msg,
 )
-from mnemo_common.types import invalid
+from mnemo_common.types import Observation, check_perception_mode, invalid
 from mnemo_scene_graph.conversions import (
     event_to_msg, graph_to_msg, markers_to_msg, node_to_msg, properties_from_msgs, query_from_request,
 )
 from mnemo_scene_graph.geometry import frustum_visible_fn
 from mnemo_scene_graph.graph import GraphConfig, GraphEvent, IntegrationResult, SceneGraph
 from mnemo_scene_graph.persistence import GraphStore
+from mnemo_scene_graph.sightings import named_observation
 
 NODE_NAME = names.SCENE_GRAPH_NODE
 INPUT_MODES = ("observations", "detections", "both")
@@ -42,6 +48,8 @@ INPUT_MODES = ("observations", "detections", "both")
 class SceneGraphNodeConfig:
     data_dir: str = "data"
     input_mode: str = "observations"
+    perception: str = "oracle"
+    map_file: str = ""
     min_match_radius: float = 0.25
     size_match_factor: float = 1.5
     color_veto: bool = True
@@ -74,7 +82,10 @@ CONFIG_TYPE = SceneGraphNodeConfig
 
 DESCRIPTIONS = {
     "data_dir": "directory holding scene_graph/snapshot.json and scene_graph/events.jsonl",
-    "input_mode": "observations (oracle sightings) | detections (perception) | both",
+    "input_mode": "observations (oracle sightings) | detections (perception) | both; honest perception: detections",
+    "perception": "oracle | honest: integrate detections only (no simulator ids) and publish the observations "
+                  "memory stores, named by this graph's nodes",
+    "map_file": "household-scenario file whose furniture and rooms are the robot's map; empty: none",
     "min_match_radius": "smallest association gate in metres",
     "size_match_factor": "association gate = max(min_match_radius, size_match_factor * object size)",
     "color_veto": "never associate a sighting with a node of a different known colour",
@@ -104,33 +115,42 @@ class SceneGraphNode(Node):
         self.config = config or declare_config(self, CONFIG_TYPE, DESCRIPTIONS)
         if self.config.input_mode not in INPUT_MODES:
             raise ValueError(f"input_mode must be one of {INPUT_MODES}, got {self.config.input_mode!r}")
+        self.honest = check_perception_mode(self.config.perception) == "honest"
+        input_mode = "detections" if self.honest else self.config.input_mode
         self._lock = threading.RLock()
         self.store = GraphStore(self.config.data_dir)
         self.graph = self.store.load(self.config.graph_config())
         self.store.attach(self.graph)
         self.graph.add_listener(self._on_event)
+        self._seq = 0
         self.dropped: Counter = Counter()
         self._dirty = True
         self._last_warn = -math.inf
 
-        from mnemo_interfaces.msg import DetectionArray, GraphEvent as GraphEventMsg, Observation, SceneGraph as Msg
+        from mnemo_interfaces.msg import DetectionArray, GraphEvent as GraphEventMsg, Observation as ObservationMsg
+        from mnemo_interfaces.msg import SceneGraph as Msg
         from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryObjects, UpdateNode
         from visualization_msgs.msg import MarkerArray
 
         self.graph_pub = self.create_publisher(Msg, names.SCENE_GRAPH, latched_qos())
         self.marker_pub = self.create_publisher(MarkerArray, names.SCENE_GRAPH_MARKERS, latched_qos())
         self.event_pub = self.create_publisher(GraphEventMsg, names.SCENE_GRAPH_EVENTS, 100)
-        if self.config.input_mode in ("observations", "both"):
-            self.create_subscription(Observation, names.OBSERVATIONS, self._on_observation, 50)
-        if self.config.input_mode in ("detections", "both"):
+        if input_mode in ("observations", "both"):
+            self.create_subscription(ObservationMsg, names.OBSERVATIONS, self._on_observation, 50)
+        if input_mode in ("detections", "both"):
             self.create_subscription(DetectionArray, names.DETECTIONS, self._on_detections, 50)
+        # as deep as the simulator's: memory must not lose a patrol's frames
+        self.observation_pub = self.create_publisher(ObservationMsg, names.OBSERVATIONS, QoSProfile(
+            depth=10000, reliability=ReliabilityPolicy.RELIABLE)) if self.honest else None
         self.create_service(GetSceneGraph, names.GRAPH_GET, guarded(self, self._get_graph))
         self.create_service(QueryObjects, names.GRAPH_QUERY, guarded(self, self._query))
         self.create_service(GetNodeHistory, names.GRAPH_HISTORY, guarded(self, self._history))
         self.create_service(UpdateNode, names.GRAPH_UPDATE, guarded(self, self._update))
         self.create_timer(max(0.05, self.config.publish_period), self._publish_if_dirty)
+        self.room_at = self._load_map(self.config.map_file) if self.config.map_file else None
         self.get_logger().info(f"scene graph with {len(self.graph)} nodes (seq {self.graph.seq}) from "
-                               f"{self.store.dir}; input {self.config.input_mode}")
+                               f"{self.store.dir}; input {input_mode}, perception {self.config.perception}"
+                               + (f", map {self.config.map_file}" if self.room_at else ""))
         self._publish_if_dirty()
 
     # -- input ---------------------------------------------------------------------------
@@ -150,14 +170,35 @@ class SceneGraphNode(Node):
         except Exception as exc:  # noqa: BLE001 - one bad message must not stop the node
             self._count_drop(Counter({f"unreadable_observation ({type(exc).__name__}: {exc})": 1}))
 
+    def _load_map(self, path: str):
+        """Declare the map's furniture (kept when already in a restored graph); returns its room lookup."""
+        from mnemo_sim.scenario import load_scenario
+
+        from mnemo_scene_graph.map_fixtures import declare_map_fixtures
+
+        home = load_scenario(path)
+        with self._lock:
+            if any(fx.id not in self.graph for fx in home.fixtures):
+                declare_map_fixtures(self.graph, home)
+                self.store.flush()
+        return home.room_at
+
     def _on_detections(self, msg) -> None:
         try:
             detections = [detection_from_msg(d) for d in msg.detections]
             camera_pose = pose3d_from_msg(msg.camera_pose)
             stamp = time_from_msg(msg.header.stamp)
+            robot_pose = pose2d_from_msg(msg.robot_pose)
+            room = msg.room or (self.room_at(robot_pose.x, robot_pose.y) or "" if self.room_at else "")
             with self._lock:
-                result = self.graph.integrate_detections(detections, stamp, room=msg.room,
+                result = self.graph.integrate_detections(detections, stamp, room=room,
                                                          visible_fn=self._visible_fn(camera_pose))
+                if self.honest:
+                    self._seq += 1
+                    frame = Observation(stamp=stamp, robot_pose=robot_pose, camera_pose=camera_pose, room=room,
+                                        image_ref=msg.image_ref, seq=self._seq)
+                    seen = named_observation(self.graph, frame, detections)
+                    self.observation_pub.publish(observation_to_msg(seen, self.config.frame_id))
                 self._after_integration(result)
         except Exception as exc:  # noqa: BLE001
             self._count_drop(Counter({f"unreadable_detections ({type(exc).__name__}: {exc})": 1}))

@@ -13,8 +13,17 @@ def integrate_frame(graph: Any, obs: Observation, detections: list[Detection]) -
     """Integrate a frame's detections (``obs`` gives stamp, camera pose and room); returns ``obs``
     with one sighting per detection. Each detection's ``node_id`` is set to its node."""
     graph.integrate_detections(detections, obs.stamp, camera_pose=obs.camera_pose, room=obs.room)
+    return named_observation(graph, obs, detections)
+
+
+def named_observation(graph: Any, obs: Observation, detections: list[Detection]) -> Observation:
+    """``obs`` with one sighting per detection of a frame the graph has integrated: the node's id
+    (a detector's instance id only when the detector gave one), its support and relation. Detections
+    the graph dropped (no node: a non-finite position, no label) are no sightings."""
     sightings = []
     for d in detections:
+        if not d.node_id:
+            continue
         node = graph.get(d.node_id) if d.node_id and d.node_id in graph else None
         supported = node is not None and d.kind != "fixture"
         sightings.append(Sighting(label=d.label, position=tuple(d.centroid), attributes=dict(d.attributes),

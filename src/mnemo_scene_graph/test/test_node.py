@@ -49,9 +49,9 @@ class Harness:
             (GetNodeHistory, names.GRAPH_HISTORY), (UpdateNode, names.GRAPH_UPDATE))}
         self.node = None
 
-    def start(self):
+    def start(self, **extra):
         params = [Parameter("data_dir", value=self.data_dir), Parameter("input_mode", value="both"),
-                  Parameter("publish_period", value=0.1)]
+                  Parameter("publish_period", value=0.1), *(Parameter(k, value=v) for k, v in extra.items())]
         self.node = SceneGraphNode(context=self.context, parameter_overrides=params)
         self.executor.add_node(self.node)
 
@@ -165,3 +165,55 @@ def test_node_integrates_serves_updates_and_survives_restart(harness):
     assert h.spin_until(lambda: h.call(names.GRAPH_QUERY, QueryObjects.Request(label="mug")).nodes[0]
                         .observation_count == 2, timeout=10.0)
     assert node_ids(h) == ["book_1", "mug_1", "table_1"]
+
+
+HOME = """format: household-scenario/1
+name: two_rooms
+seed: 1
+rooms:
+  - {id: kitchen, rect: [0.0, 0.0, 4.0, 4.0]}
+  - {id: living_room, rect: [4.0, 0.0, 8.0, 4.0]}
+doors:
+  - {between: [kitchen, living_room], at: [4.0, 2.0]}
+fixtures:
+  - {id: table_1, class: dining table, room: kitchen, pose: [2.0, 2.0, 0.0], size: [1.0, 0.8, 0.75], kind: surface}
+objects:
+  - {id: mug_7, class: mug, attributes: {color: red}, size: [0.08, 0.08, 0.10], at: table_1}
+patrol:
+  - {day: 0, start: "09:00", end: "10:00", observations: 10, route: [kitchen]}
+tasks: []
+"""
+
+
+def test_honest_node_names_frames_by_its_nodes_for_memory_and_takes_the_map(ros_context, tmp_path):
+    """perception:=honest: detections in (no instance ids), the graph's own ids out on the observations
+    memory stores, supports from the mapped furniture's geometry, rooms from the map; bad input is
+    dropped and the node goes on."""
+    home = tmp_path / "home.yaml"
+    home.write_text(HOME)
+    h = Harness(ros_context, tmp_path / "data")
+    h.start(perception="honest", map_file=str(home))
+    seen = []
+    h.client.create_subscription(ObservationMsg, names.OBSERVATIONS, lambda m: m.seq and seen.append(m), 10)
+    try:
+        assert node_ids(h) == ["table_1"]  # the map's furniture, before anything was seen
+        mug = Detection("mug", 1.0, centroid=(2.0, 2.1, 0.8), box_min=(1.96, 2.06, 0.75),
+                        box_max=(2.04, 2.14, 0.85), attributes={"color": "red"})
+        for stamp, pose in ((100.0, Pose2D(1.0, 1.0)), (101.0, Pose2D(1.0, 1.2))):
+            array = DetectionArray(detections=[detection_to_msg(mug)], camera_pose=pose3d_to_msg(Pose3D()))
+            array.robot_pose.x, array.robot_pose.y = pose.x, pose.y
+            array.header.stamp = time_to_msg(stamp)
+            h.spin_until(lambda: h.det_pub.get_subscription_count() > 0)
+            h.det_pub.publish(array)
+        broken = DetectionArray(detections=[detection_to_msg(mug)])
+        broken.detections[0].centroid.x = math.nan
+        h.det_pub.publish(broken)
+        # oracle observations are not its input in honest mode (the simulator publishes none)
+        h.obs_pub.publish(observation(102.0, [Sighting("book", (1.0, 1.0, 0.8), object_id="book_3")]))
+        assert h.spin_until(lambda: len(seen) >= 3 and h.node.dropped, timeout=15.0), (seen, h.node.dropped)
+        assert node_ids(h) == ["mug_1", "table_1"]
+        sightings = [s for m in seen for s in m.sightings]
+        assert [(s.object_id, s.support, s.relation) for s in sightings] == [("mug_1", "table_1", "on")] * 2
+        assert {m.room for m in seen} == {"kitchen"} and [m.seq for m in seen] == [1, 2, 3]
+    finally:
+        h.close()

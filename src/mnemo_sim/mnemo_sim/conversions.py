@@ -1,5 +1,5 @@
-"""Messages <-> simulator core types: segmentation and clock (images, camera info and poses:
-mnemo_common.ros).
+"""Messages <-> simulator core types: segmentation, clock and the scene graph's nodes as the honest
+skill server reads them (images, camera info and poses: mnemo_common.ros).
 Every ``*_to_msg`` has a ``*_from_msg`` partner (round-trip tested) where the other side needs one.
 """
 from __future__ import annotations
@@ -8,7 +8,9 @@ import numpy as np
 from rosgraph_msgs.msg import Clock
 
 from mnemo_common.ros import image_from_msg, image_to_msg, time_to_msg
-from mnemo_interfaces.msg import InstanceSegmentation
+from mnemo_interfaces.msg import InstanceSegmentation, SceneGraph
+
+from mnemo_sim.honest import GraphObject
 
 
 def segmentation_to_msg(seg: np.ndarray, seg_ids: dict[int, str], labels: dict[int, str], kinds: dict[int, str],
@@ -38,3 +40,10 @@ def segmentation_from_msg(msg: InstanceSegmentation) -> tuple[np.ndarray, dict[i
 # -- clock ---------------------------------------------------------------------------
 def clock_to_msg(t: float) -> Clock:
     return Clock(clock=time_to_msg(t))
+
+
+# -- scene graph (honest skills) ---------------------------------------------------------
+def graph_objects_from_msg(msg: SceneGraph) -> dict[str, GraphObject]:
+    """Node id -> (id, label, kind, position) of every node of a SceneGraph message."""
+    return {n.id: GraphObject(n.id, n.label, n.kind, (float(n.position.x), float(n.position.y), float(n.position.z)))
+            for n in msg.nodes}

@@ -2,12 +2,22 @@
 
 Publishes ``/clock`` (scenario seconds), the robot and camera poses, oracle observations and,
 when rendering, the camera streams (colour rgb8, depth 32FC1 metres, CameraInfo, instance
-segmentation) with one header stamp per frame. Serves the skill services (the same ones a
+segmentation) with one header stamp per frame; the camera pose of a frame is published with its
+stamp (the head tilted down at a fixture included). Serves the skill services (the same ones a
 robot's skill server offers), RunPatrol, StartTask and ScoreTask (the only place the hidden
 truth is read). Every physical skill publishes an InteractionEvent whose ``frame_refs`` are PNGs
 rendered before, during and after the action (``data_dir/interactions/<id>/``) when rendering.
 After every skill the node publishes a fresh observation (and frame) from the robot's pose, so
 memory sees what the robot sees during tasks too.
+
+With ``perception:=honest`` the simulator is a robot without oracle help (``mnemo_sim.honest``): it
+always renders, publishes no Observation (the scene graph publishes its own, named by its nodes),
+and its segmentation image has per-frame values and no object instance ids (fixture ids are the
+map's). Its skills see what the stack's perception makes of the current view: the frame is
+published and the perception node's DetectionArray of that stamp awaited (``perception_timeout``);
+objects are named by the latest scene graph (``names.SCENE_GRAPH``) and ``pick`` takes a graph node
+id, resolved to the physical object by label and position, failing NOT_VISIBLE when none is there.
+Only ScoreTask maps what was picked back to the truth.
 
 Run: ``python -m mnemo_sim.node --ros-args -p scenario:=FILE -p render:=true``.
 """
@@ -17,11 +27,12 @@ import math
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
+import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -29,18 +40,25 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from mnemo_common import names
 from mnemo_common.geometry import pose3d_from_pose2d
 from mnemo_common.ros import (
-    camera_info_to_msg, declare_config, fill_skill_response, guarded, image_to_msg, interaction_to_msg,
-    observation_to_msg, pose2d_from_msg, pose_stamped_to_msg, raise_for_failure, run_node, sensor_qos, time_to_msg,
+    camera_info_to_msg, declare_config, detection_from_msg, fill_skill_response, guarded, image_to_msg,
+    interaction_to_msg, latched_qos, observation_to_msg, pose2d_from_msg, pose_stamped_to_msg, raise_for_failure,
+    run_node, sensor_qos, time_to_msg,
 )
-from mnemo_common.types import InteractionEvent, Observation, SkillResult, invalid
-from mnemo_interfaces.msg import InstanceSegmentation, InteractionEvent as InteractionEventMsg, Observation as ObservationMsg
+from mnemo_common.types import (
+    Detection, InteractionEvent, MnemoError, Observation, Pose3D, SkillResult, Status, check_perception_mode, invalid,
+)
+from mnemo_interfaces.msg import (
+    DetectionArray, InstanceSegmentation, InteractionEvent as InteractionEventMsg, Observation as ObservationMsg,
+    SceneGraph as SceneGraphMsg,
+)
 from mnemo_interfaces.srv import Close, Detect, Navigate, Open, Peek, Pick, Place, RunPatrol, ScoreTask, StartTask
 from geometry_msgs.msg import PoseStamped
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_sim import scenarios_dir
-from mnemo_sim.conversions import clock_to_msg, segmentation_to_msg
+from mnemo_sim.conversions import clock_to_msg, graph_objects_from_msg, segmentation_to_msg
+from mnemo_sim.honest import GraphObject, GraphPerception, anonymous_segmentation
 from mnemo_sim.patrol import camera_pose
 from mnemo_sim.scenario import clock, load_scenario
 from mnemo_sim.skills import SkillConfig
@@ -61,6 +79,8 @@ class SimConfig:
     frame_id: str = "map"
     camera_frame_id: str = "camera_color_optical_frame"
     reliable_images: bool = True
+    perception: str = "oracle"
+    perception_timeout: float = 5.0
 
 
 CONFIG_TYPE = SimConfig
@@ -78,6 +98,11 @@ DESCRIPTIONS = {
     "camera_frame_id": "optical frame id of the camera images",
     "reliable_images": "publish images RELIABLE (matches best-effort and reliable subscribers; "
                        "large frames sent best effort are often lost between processes) or BEST_EFFORT",
+    "perception": "oracle: publish the simulator's observations (instance ids, supports, authored attributes; an "
+                  "upper bound) | honest: raw sensor data only (always rendered), skills see through the stack's "
+                  "perception and scene graph and take graph node ids",
+    "perception_timeout": "honest mode: seconds a skill waits for perception's detections of the current view "
+                          "(the frame is sent again every second meanwhile)",
 }
 
 _DAY_TIME = re.compile(r"^\s*(?:day\s*)?(\d+)[\s/T]+(\d{1,2}:\d{2})\s*$", re.IGNORECASE)
@@ -102,6 +127,8 @@ class SimNode(Node):
         super().__init__(NODE_NAME, **kwargs)
         self.config: SimConfig = declare_config(self, SimConfig, DESCRIPTIONS)
         cfg = self.config
+        self.honest = check_perception_mode(cfg.perception) == "honest"
+        self.rendering = cfg.render or self.honest  # honest perception has nothing but frames
         path = Path(cfg.scenario) if cfg.scenario else scenarios_dir() / "example_apartment.yaml"
         self.scenario = load_scenario(path)
         self.runner = TaskRunner(self.scenario, None if cfg.seed < 0 else cfg.seed,
@@ -138,9 +165,20 @@ class SimNode(Node):
         self._services = [self.create_service(t, n, guarded(self, h), callback_group=services) for t, n, h in skills]
         if cfg.publish_rate > 0:
             self.create_timer(1.0 / cfg.publish_rate, self._heartbeat, callback_group=MutuallyExclusiveCallbackGroup())
-        if cfg.render:
+        if self.honest:
+            self._graph_nodes: dict[str, GraphObject] = {}
+            self._perceived: dict[int, list[Detection]] = {}  # frame stamp (ns) -> perception's detections
+            self._perceived_changed = threading.Condition()
+            inputs = MutuallyExclusiveCallbackGroup()  # fed while a skill handler waits for perception
+            self.create_subscription(SceneGraphMsg, names.SCENE_GRAPH, self._on_graph, latched_qos(),
+                                     callback_group=inputs)
+            self.create_subscription(DetectionArray, names.DETECTIONS, self._on_detections, 20, callback_group=inputs)
+            self.robot.perception = GraphPerception(self._perceive_view, lambda: self._graph_nodes,
+                                                    self.robot.config.resolve_radius)
+        if self.rendering:
             self.renderer()
-        self.get_logger().info(f"scenario {self.scenario.name} ({path}); render={cfg.render}")
+        self.get_logger().info(f"scenario {self.scenario.name} ({path}); render={self.rendering}, "
+                               f"perception={cfg.perception}")
 
     # -- rendering -------------------------------------------------------------------
     def renderer(self):
@@ -165,17 +203,27 @@ class SimNode(Node):
 
     def _publish_frame(self, frame) -> None:
         fid, t = self.config.camera_frame_id, frame.stamp
+        seg = (frame.seg, frame.seg_ids, frame.labels, frame.kinds)
+        if self.honest:
+            seg = anonymous_segmentation(*seg)
         self.pub_color.publish(image_to_msg(frame.rgb, "rgb8", t, fid))
         self.pub_depth.publish(image_to_msg(frame.depth, "32FC1", t, fid))
         self.pub_info.publish(camera_info_to_msg(frame.intrinsics, t, fid))
-        self.pub_seg.publish(segmentation_to_msg(frame.seg, frame.seg_ids, frame.labels, frame.kinds, t, fid))
+        self.pub_seg.publish(segmentation_to_msg(*seg, t, fid))
 
     # -- streams ---------------------------------------------------------------------
-    def _publish_state(self, stamp: float) -> None:
-        pose = self.world.robot_pose
+    def _head_pose(self) -> Pose3D:
+        """The camera now: level, or tilted down at the fixture the robot stands at (as ``observe``)."""
+        pitch = self.robot.look_pitch()
+        return camera_pose(self.world.robot_pose, self.camera if pitch is None else replace(self.camera, pitch=pitch))
+
+    def _publish_state(self, stamp: float, obs: Optional[Observation] = None) -> None:
+        """Clock, robot and camera poses at ``stamp``: those of ``obs`` (a patrol's), else the robot's now."""
+        robot = obs.robot_pose if obs is not None else self.world.robot_pose
+        camera = obs.camera_pose if obs is not None else self._head_pose()
         self.pub_clock.publish(clock_to_msg(stamp))
-        self.pub_robot.publish(pose_stamped_to_msg(pose3d_from_pose2d(pose), stamp, self.config.frame_id))
-        self.pub_camera.publish(pose_stamped_to_msg(camera_pose(pose, self.camera), stamp, self.config.frame_id))
+        self.pub_robot.publish(pose_stamped_to_msg(pose3d_from_pose2d(robot), stamp, self.config.frame_id))
+        self.pub_camera.publish(pose_stamped_to_msg(camera, stamp, self.config.frame_id))
 
     def _heartbeat(self) -> None:
         if self._lock.acquire(blocking=False):  # a running patrol publishes its own clock
@@ -185,19 +233,62 @@ class SimNode(Node):
                 self._lock.release()
 
     def _publish_observation(self, obs: Observation, with_image: bool) -> None:
-        self.pub_obs.publish(observation_to_msg(obs, self.config.frame_id))
+        if not self.honest:  # honest: the scene graph publishes observations, named by its nodes
+            self.pub_obs.publish(observation_to_msg(obs, self.config.frame_id))
         if with_image:
             self._publish_frame(self._render(camera=obs.camera_pose, stamp=obs.stamp))
 
     def _observe_now(self) -> None:
-        self._publish_state(self.world.t)
-        self._publish_observation(self.robot.observe(), self.config.render)
+        obs = self.robot.observe()
+        self._publish_state(obs.stamp, obs)
+        self._publish_observation(obs, self.rendering)
+
+    # -- honest perception -------------------------------------------------------------
+    def _on_graph(self, msg: SceneGraphMsg) -> None:
+        try:
+            self._graph_nodes = graph_objects_from_msg(msg)
+        except (ValueError, TypeError) as exc:
+            self.get_logger().warning(f"ignoring an unreadable scene graph: {type(exc).__name__}: {exc}")
+
+    def _on_detections(self, msg: DetectionArray) -> None:
+        try:
+            detections = [detection_from_msg(d) for d in msg.detections]
+        except (ValueError, TypeError) as exc:
+            self.get_logger().warning(f"ignoring unreadable detections: {type(exc).__name__}: {exc}")
+            return
+        with self._perceived_changed:
+            self._perceived[rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds] = detections
+            while len(self._perceived) > 50:
+                del self._perceived[next(iter(self._perceived))]
+            self._perceived_changed.notify_all()
+
+    def _perceive_view(self) -> list[Detection]:
+        """Perception's detections of the current view: the frame is published (again every second,
+        a frame can be lost) until the perception node's DetectionArray of its stamp arrives."""
+        stamp = self.world.t
+        key = rclpy.time.Time.from_msg(time_to_msg(stamp)).nanoseconds
+        frame = self._render(camera=self._head_pose(), stamp=stamp)
+        with self._perceived_changed:
+            self._perceived.pop(key, None)  # an earlier frame of this stamp may show another state
+        deadline = time.monotonic() + self.config.perception_timeout
+        while True:
+            self._publish_state(stamp)
+            self._publish_frame(frame)
+            resend = min(deadline, time.monotonic() + 1.0)
+            with self._perceived_changed:
+                while key not in self._perceived and time.monotonic() < resend:
+                    self._perceived_changed.wait(resend - time.monotonic())
+                if key in self._perceived:
+                    return self._perceived.pop(key)
+            if time.monotonic() >= deadline:
+                raise MnemoError(Status.UNAVAILABLE, f"no detections of the current view on {names.DETECTIONS} within "
+                                                     f"{self.config.perception_timeout:.1f} s: is perception up?")
 
     # -- skills ----------------------------------------------------------------------
     def _skill(self, response: Any, run: Callable[[], SkillResult]) -> Any:
         """Run one skill: frames before/during/after, interaction events, a fresh observation."""
         with self._lock:
-            rendering = self.config.render
+            rendering = self.rendering
             before = self._render_state() if rendering else None
             before_pose = self.world.robot_pose
             before_frame = self._render(before_pose, before) if rendering else None
@@ -265,7 +356,7 @@ class SimNode(Node):
         if not math.isfinite(request.rate) or request.rate < 0:
             raise invalid(f"rate must be >= 0, got {request.rate}")
         until = parse_until(request.until_task, set(self.scenario.task_by_id))
-        render = bool(request.render or self.config.render)
+        render = bool(request.render or self.rendering)
         every = max(1, int(self.config.image_every))
         period = 1.0 / request.rate if request.rate > 0 else 0.0
         count = 0
@@ -278,7 +369,7 @@ class SimNode(Node):
                     if delay > 0:
                         time.sleep(delay)
                     behind = delay < -period  # rendering would lose the requested rate: skip this frame
-                self._publish_state(obs.stamp)
+                self._publish_state(obs.stamp, obs)
                 self._publish_observation(obs, render and count % every == 0 and not behind)
                 count += 1
             response.observations = count

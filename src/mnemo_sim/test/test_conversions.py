@@ -30,3 +30,16 @@ def test_segmentation_round_trip_lists_only_present_instances():
 
 def test_clock():
     assert clock_to_msg(90061.5).clock.sec == 90061
+
+
+def test_graph_objects_from_msg_reads_ids_labels_kinds_and_positions():
+    from geometry_msgs.msg import Point
+    from mnemo_interfaces.msg import ObjectNode, SceneGraph
+
+    from mnemo_sim.conversions import graph_objects_from_msg
+    from mnemo_sim.honest import GraphObject
+
+    msg = SceneGraph(nodes=[ObjectNode(id="mug_1", label="mug", kind="object", position=Point(x=1.0, y=2.0, z=0.8)),
+                            ObjectNode(id="table_1", label="table", kind="fixture")])
+    assert graph_objects_from_msg(msg) == {"mug_1": GraphObject("mug_1", "mug", "object", (1.0, 2.0, 0.8)),
+                                           "table_1": GraphObject("table_1", "table", "fixture", (0.0, 0.0, 0.0))}

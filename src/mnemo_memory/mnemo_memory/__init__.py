@@ -8,6 +8,8 @@ In-process API (no ROS)::
     memory = MemoryService.open(get_embedder(), data_dir="data")      # or url="http://qdrant:6333"
     ids = memory.add([MemoryRecord(...)])                 # embeds captions; durable on return
     memory.search_text("red mug", k=10, filter=MemoryFilter(since=..., room="kitchen", labels=["mug"]))
+    memory.search_objects("red mug", k=10)   # one per object instance: its best sighting's record
+    # text search answers records with ``matched_sighting``: the index of the sighting that matched
     memory.search_time(since=t0, until=t1, k=10, text="")  # or around=t; text ranks inside the window
     memory.search_position(x, y, radius=2.0, k=10, text="")  # radius <= 0: the k nearest
     memory.get(record_id) -> MemoryRecord (with embedding); memory.count(); memory.close()

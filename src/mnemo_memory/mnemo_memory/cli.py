@@ -154,11 +154,16 @@ def _query(args) -> int:
     if res.error_code:
         print(f"mnemo memory query: error {res.error_code}: {res.error_msg}", file=sys.stderr)
         return 1
+    from mnemo_memory.caption import describe_sighting
+
     records = [memory_record_from_msg(m) for m in res.records]
     print(f"{len(records)} records ({by} index)")
     for r in records:
         print(f"{r.score:8.3f}  {format_time(r.stamp)}  ({r.robot_pose.x:6.2f}, {r.robot_pose.y:6.2f})  "
               f"{r.room or '-':<12} {r.caption}  [{r.id}]")
+        if 0 <= r.matched_sighting < len(r.sightings):
+            s = r.sightings[r.matched_sighting]
+            print(f"{'':10}matched: {describe_sighting(s)}{f'  [{s.object_id}]' if s.object_id else ''}")
     return 0
 
 

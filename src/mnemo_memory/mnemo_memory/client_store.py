@@ -20,7 +20,7 @@ from mnemo_common.types import MnemoError, Status
 from mnemo_memory.edge_store import SCHEMA_VERSION, EdgeTuning, check_meta
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
-from mnemo_memory.store import RRF_K, Conditions, Hit, QdrantStoreBase
+from mnemo_memory.store import OBJECT_POOL, RRF_K, Conditions, Hit, QdrantStoreBase
 
 
 def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
@@ -147,21 +147,32 @@ class ClientStore(QdrantStoreBase):
             for pid, vec, w, payload in zip(ids, vectors, words, payloads)]
         self._client.upsert(self.objects_collection, wait=True, points=points)
 
-    def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
-                           cond: Conditions, limit: int) -> list[Hit]:
+    def _sighting_query(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
+                        cond: Conditions, limit: int) -> dict[str, Any]:
+        """``query_points`` / ``query_points_groups`` arguments: dense ranking, fused with the sparse
+        one when words are given."""
         f = client_filter(cond)
         if not words or not words[0]:
-            result = self._client.query_points(self.objects_collection, query=vector.tolist(), using=DENSE,
-                                               query_filter=f, limit=limit, with_payload=True,
-                                               search_params=self._params(limit))
-        else:
-            sparse = models.SparseVector(indices=words[0], values=words[1])
-            result = self._client.query_points(
-                self.objects_collection, query=models.RrfQuery(rrf=models.Rrf(k=RRF_K)), limit=limit, with_payload=True,
-                prefetch=[models.Prefetch(query=vector.tolist(), using=DENSE, filter=f, limit=limit,
-                                          params=self._params(limit)),
-                          models.Prefetch(query=sparse, using=SPARSE, filter=f, limit=limit)])
+            return {"query": vector.tolist(), "using": DENSE, "query_filter": f, "search_params": self._params(limit)}
+        sparse = models.SparseVector(indices=words[0], values=words[1])
+        return {"query": models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
+                "prefetch": [models.Prefetch(query=vector.tolist(), using=DENSE, filter=f, limit=limit,
+                                             params=self._params(limit)),
+                             models.Prefetch(query=sparse, using=SPARSE, filter=f, limit=limit)]}
+
+    def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
+                           cond: Conditions, limit: int) -> list[Hit]:
+        result = self._client.query_points(self.objects_collection, limit=limit, with_payload=True,
+                                           **self._sighting_query(vector, words, cond, limit))
         return [(p.payload, p.score) for p in result.points]
+
+    def _best_per_object(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
+                         cond: Conditions, limit: int) -> list[Hit]:
+        # the engine groups by object; a group's fused ranking draws on OBJECT_POOL sightings per group
+        result = self._client.query_points_groups(
+            self.objects_collection, group_by="object", group_size=1, limit=limit, with_payload=True,
+            **self._sighting_query(vector, words, cond, OBJECT_POOL * limit))
+        return [(g.hits[0].payload, g.hits[0].score) for g in result.groups]
 
     def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
         if sighting_pids:

@@ -150,6 +150,14 @@ class MemoryService:
         with self._lock:
             return self.store.search_text(query, k, filter, text=text)
 
+    def search_objects(self, text: str, k: int = 10, filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:
+        """The k object instances that best match the text: each one's best sighting, as its record
+        with ``matched_sighting`` naming it (empty for a store without object sightings)."""
+        k, filter = validate_k(k), validate_filter(filter)
+        query = self._embed_query(text, True)
+        with self._lock:
+            return self.store.search_objects(query, k, filter, text=text)
+
     def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
                     around: Optional[float] = None, k: int = 10, text: str = "",
                     filter: Optional[MemoryFilter] = None) -> list[MemoryRecord]:

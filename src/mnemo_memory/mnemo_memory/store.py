@@ -4,6 +4,7 @@
 
     add(records, object_vectors=None) -> list[str]   # ids; records are durable when it returns
     search_text(embedding, k, filter, text="")       # views and object sightings, with optional filters
+    search_objects(embedding, k, filter, text="")    # object instances: each one's best sighting and its record
     search_time(since, until, around, k, filter, text_embedding=None, text="")
     search_position(x, y, radius, k, filter, text_embedding=None, text="")   # radius <= 0: k nearest
     extend(records); delete(ids); scan()   # compaction: rewrite spans, drop absorbed records, read all
@@ -23,11 +24,15 @@ object seen, with a dense and a sparse vector of its own text, fused by the engi
 spans [stamp, last] once compaction merged observations into it (``compaction.py``).
 
 Query semantics (shared by both backends):
-- text ranking: records by reciprocal rank fusion of the view ranking (caption similarity) and
-  the ranking of their best object sighting (dense + sparse words, fused by the engine; weighted
-  ``OBJECT_WEIGHT``); the
-  record carries the index of the sighting that matched (``matched_sighting``). Score: the fused
-  score (higher is better), or the cosine similarity in stores without object sightings.
+- text ranking: two rankings, of the views (caption similarity) and of the object sightings
+  (dense + sparse words, fused by the engine; a record ranks where its best sighting does). When
+  the best sighting is at least as similar to the query as the best view (the query names an
+  object), the sighting ranking orders the records and the view ranking only adds those no
+  sighting ranked; otherwise the reverse. The record carries the index of its best sighting in
+  the pool (``matched_sighting``, -1: none). Score: reciprocal rank, 1 / (``RRF_K`` + rank)
+  (higher is better), or the cosine similarity in stores without object sightings.
+- object search: the sighting ranking grouped by object instance (one answer per instance, as
+  the record of its best sighting).
   Otherwise scores are -|dt| seconds (time "around"; 0 inside a record's span), -distance metres
   (position), 0.0 (time range in time order).
 - time ranges select records whose span overlaps the range: a record's stamp inside it, or a
@@ -61,9 +66,6 @@ CONTEXT_FACTOR = 10
 # long time many similar ones).
 OBJECT_POOL = 8
 RRF_K = 60  # the usual reciprocal-rank-fusion constant (Qdrant's default too)
-# A sighting's rank counts twice a view's: a caption speaks of everything in view, a sighting of
-# one object (equal weights let a tie among views of the same scene outvote the sighting ranking).
-OBJECT_WEIGHT = 2.0
 
 
 class MemoryStore(Protocol):
@@ -77,6 +79,9 @@ class MemoryStore(Protocol):
 
     def search_text(self, embedding: np.ndarray, k: int = 10,
                     filter: Optional[MemoryFilter] = None, text: str = "") -> list[MemoryRecord]: ...
+
+    def search_objects(self, embedding: np.ndarray, k: int = 10,
+                       filter: Optional[MemoryFilter] = None, text: str = "") -> list[MemoryRecord]: ...
 
     def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
                     around: Optional[float] = None, k: int = 10, filter: Optional[MemoryFilter] = None,
@@ -246,6 +251,21 @@ class QdrantStoreBase:
         """Object sightings by the engine's fusion of dense and (when words are given) sparse ranking."""
         raise NotImplementedError
 
+    def _best_per_object(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
+                         cond: Conditions, limit: int) -> list[Hit]:
+        """The best sighting of each of up to ``limit`` object instances, best first (the sighting
+        ranking grouped by ``object``; sightings without an instance id are left out). Engines
+        without a grouped query group a pool of the ranking."""
+        pool, out = limit * OBJECT_POOL, {}
+        while True:
+            hits = self._nearest_sightings(vector, words, cond, pool)
+            for p, score in hits:
+                if p.get("object") and p["object"] not in out:
+                    out[p["object"]] = (p, score)
+            if len(out) >= limit or len(hits) < pool:
+                return list(out.values())[:limit]
+            pool, out = pool * 4, {}
+
     def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
         raise NotImplementedError
 
@@ -364,6 +384,25 @@ class QdrantStoreBase:
         cond, region = _conditions(filter, self.objects)
         return self._ranked(embedding, text, cond, region, k)
 
+    def search_objects(self, embedding: np.ndarray, k: int = 10,
+                       filter: Optional[MemoryFilter] = None, text: str = "") -> list[MemoryRecord]:
+        """The k object instances whose sightings best match the query, best first: each as the
+        record of its best sighting, ``matched_sighting`` naming it (score: the engine's fused
+        score of that sighting). Empty for a store without object sightings."""
+        if not self.objects:
+            return []
+        cond, region = _conditions(filter, self.objects)
+        vec = self._vector(embedding, "query embedding")
+        words = sparse_words(text) if text and text.strip() else None
+        best = self._collect(lambda n: self._best_per_object(vec, words, cond, n), region, k, payload_of=lambda h: h[0])
+        out = []
+        for (p, score), payload in zip(best, self._payloads([p["record"] for p, _ in best])):
+            if payload is not None:  # a sighting whose record compaction just replaced
+                r = record_from_payload(payload, score=score)
+                r.matched_sighting = p["i"]
+                out.append(r)
+        return out
+
     def search_time(self, since: Optional[float] = None, until: Optional[float] = None,
                     around: Optional[float] = None, k: int = 10, filter: Optional[MemoryFilter] = None,
                     text_embedding: Optional[np.ndarray] = None, text: str = "") -> list[MemoryRecord]:
@@ -424,20 +463,19 @@ class QdrantStoreBase:
         words = sparse_words(text) if text and text.strip() else None
         found = self._collect(lambda n: self._nearest_sightings(vec, words, cond, n), region, OBJECT_POOL * k,
                               payload_of=lambda h: h[0])
-        # reciprocal rank fusion of the two rankings, per record (a record's best sighting ranks it)
-        fused: dict[str, float] = {}
-        records: dict[str, MemoryRecord] = {}
-        for rank, (p, _) in enumerate(views):
-            r = record_from_payload(p)
-            records[point_id(r.id)] = r
-            fused[point_id(r.id)] = 1.0 / (RRF_K + rank + 1)
-        matched: dict[str, int] = {}
+        matched: dict[str, int] = {}  # record -> its best sighting, in the order of the sighting ranking
         for p, _ in found:
-            pid = p["record"]
-            if pid not in matched:
-                matched[pid] = p["i"]
-                fused[pid] = fused.get(pid, 0.0) + OBJECT_WEIGHT / (RRF_K + len(matched))
-        top = sorted(fused, key=lambda pid: -fused[pid])[:k]
+            matched.setdefault(p["record"], p["i"])
+        records = {point_id(r.id): r for r in (record_from_payload(p) for p, _ in views)}
+        by_view = list(records)
+        if views and found and self._names_an_object(vec, cond, region, views[0][1]):
+            lead, rest = list(matched), by_view
+        else:
+            lead, rest = by_view, list(matched)
+        # the ranking of the kind that matches the query more closely leads; the other one only
+        # adds the records it did not rank (scores: reciprocal rank, as Qdrant's fusion gives them)
+        top = list(dict.fromkeys([*lead, *rest]))[:k]
+        fused = {pid: 1.0 / (RRF_K + rank + 1) for rank, pid in enumerate(top)}
         missing = [pid for pid in top if pid not in records]
         for pid, p in zip(missing, self._payloads(missing)):
             if p is not None:
@@ -449,6 +487,15 @@ class QdrantStoreBase:
                 r.score, r.matched_sighting = fused[pid], matched.get(pid, -1)
                 out.append(r)
         return out
+
+    def _names_an_object(self, vec: np.ndarray, cond: Conditions, region: Optional[_Region],
+                         best_view: float) -> bool:
+        """Whether one object sighting matches the query at least as closely as the best view does
+        (both cosine similarities of the same model): a caption speaks of everything in view, so a
+        query about one object matches that object's own text more closely than any view."""
+        best = self._collect(lambda n: self._nearest_sightings(vec, None, cond, n), region, 1,
+                             payload_of=lambda h: h[0])
+        return bool(best) and best[0][1] >= best_view
 
     def _walk(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
         """Payloads matching cond in stamp order: the engine's ordered walk, and with spans the

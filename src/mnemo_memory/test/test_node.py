@@ -124,6 +124,8 @@ def test_ingest_query_and_errors(ros):
     res = call(ros, SearchMemoryByText, names.MEMORY_SEARCH_TEXT, SearchMemoryByText.Request(
         text="red keys", k=2, filter=memory_filter_to_msg(MemoryFilter(room="kitchen"))))
     assert res.error_code == 0 and "keys" in res.records[0].labels and res.records[0].room == "kitchen"
+    top = res.records[0]
+    assert top.sightings[top.matched_sighting].label == "keys"  # the sighting that matched comes with its record
     res = call(ros, SearchMemoryByPosition, names.MEMORY_SEARCH_POSITION,
                SearchMemoryByPosition.Request(x=8.1, y=0.0, radius=0.0, k=1))
     assert res.error_code == 0 and res.records[0].robot_pose.x == 8.0
@@ -139,7 +141,7 @@ def test_ingest_query_and_errors(ros):
                           "--since", "0D 01:00", "--until", "1D 00:00"],
                          env=ros_env(ros["domain"]), capture_output=True, text=True, timeout=60)
     assert cli.returncode == 0, cli.stderr
-    assert "records (text index)" in cli.stdout and "mug" in cli.stdout
+    assert "records (text index)" in cli.stdout and "matched: a red mug" in cli.stdout
     cli = subprocess.run([sys.executable, "-m", "mnemo_memory.cli", "query", "--near", "4,0", "--radius", "2.5"],
                          env=ros_env(ros["domain"]), capture_output=True, text=True, timeout=60)
     assert cli.returncode == 0 and "3 records (position index)" in cli.stdout, cli.stdout + cli.stderr

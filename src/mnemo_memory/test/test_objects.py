@@ -54,3 +54,56 @@ def test_filters_apply_to_sightings_as_to_views(backend):
     assert sorted(r.stamp for r in found) == [300.0, 400.0, 500.0, 600.0]
     assert all(r.matched_sighting == 0 for r in found)
     memory.close()
+
+
+def test_the_best_sighting_outranks_views_whose_captions_mention_more_of_the_query(backend):
+    # views of a hallway full of silver things rank above the crowded view in the caption ranking
+    # and their sightings close behind the keys in the sighting ranking; the one sighting of silver
+    # keys matches the query best, so its record comes first
+    memory = _service(backend)
+    keys = Sighting("keys", (1.0, 0.0, 0.8), {"color": "silver"}, object_id="keys_1", support="dining_table",
+                    relation="on")
+    crowded = _view(0, [*_clutter(8), keys], 0.0)
+    silver = [Sighting(label, (0.0, 0.0, 0.9), {"color": "silver"}, object_id=f"{label}_1", support="shelf")
+              for label in ("tray", "lamp", "vase")]
+    hallway = [MemoryRecord(id="", stamp=10.0 * i, robot_pose=Pose2D(float(i), 5.0, 0.0),
+                            camera_pose=Pose3D((float(i), 5.0, 1.2)), room="hallway", labels=["lamp", "tray", "vase"],
+                            caption="In the hallway: a silver tray, a silver lamp, a silver vase.",
+                            sightings=silver) for i in range(1, 6)]
+    memory.add([crowded, *hallway])
+    top = memory.search_text("where are my silver keys", k=3)
+    assert top[0].id == crowded.id
+    assert top[0].sightings[top[0].matched_sighting].object_id == "keys_1"
+    memory.close()
+
+
+def test_a_query_describing_a_whole_view_finds_that_view(backend):
+    memory = _service(backend)
+    views = [_view(i, _clutter(1 + i), 10.0 * i) for i in range(8)]  # each view holds one more thing
+    memory.add(views)
+    wanted = views[4]
+    assert memory.search_text(wanted.caption, k=1)[0].id == wanted.id
+    memory.close()
+
+
+def test_object_search_answers_each_instance_once_with_its_best_sighting(backend):
+    memory = _service(backend)
+    mugs = [Sighting("mug", (0.0, 0.0, 0.8), {"color": color}, object_id=f"mug_{color}", support="table",
+                     relation="on") for color in ("red", "blue")]
+    memory.add([_view(i, [*_clutter(2), mugs[i % 2]], 10.0 * i) for i in range(10)])
+    found = memory.search_objects("a red mug", k=5)
+    instances = [r.sightings[r.matched_sighting].object_id for r in found]
+    assert instances[0] == "mug_red"
+    assert len(instances) == len(set(instances))  # one answer per instance
+    assert "mug_blue" in instances
+    late = memory.search_objects("a red mug", k=5, filter=MemoryFilter(since=55.0))
+    assert all(r.stamp >= 55.0 for r in late) and late[0].sightings[late[0].matched_sighting].object_id == "mug_red"
+    memory.close()
+
+
+def test_object_search_of_a_store_without_object_sightings_is_empty(backend):
+    memory = _service(backend)
+    memory.store.objects = False  # as a store created before object-level memory
+    memory.add([_view(0, _clutter(3), 0.0)])
+    assert memory.search_objects("a lamp", k=3) == []
+    memory.close()

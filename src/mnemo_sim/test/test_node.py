@@ -227,3 +227,60 @@ def test_patrol_process_publishes_observations_and_images(scenario_file, tmp_pat
         finally:
             h.close()
         assert proc.alive(), proc.log()
+
+
+def test_honest_skills_see_through_the_stacks_perception_and_graph(scenario_file, tmp_path):
+    """perception:=honest: no oracle observation, no object id in the segmentation; a skill's view goes to
+    perception (here a stand-in answering each frame with a mug detection) and back, named by the
+    scene graph's node; pick takes that node id, only the scorer's list names the instance; without
+    perception's answer a skill ends UNAVAILABLE and the node keeps serving."""
+    from mnemo_common.ros import detection_to_msg, latched_qos
+    from mnemo_common.types import Detection
+    from mnemo_interfaces.msg import DetectionArray, ObjectNode, SceneGraph
+    from geometry_msgs.msg import Point
+
+    h = Harness(unique_domain_id(), [sim_factory(scenario_file, tmp_path / "data", perception="honest",
+                                                 perception_timeout=1.5)])
+    try:
+        sim = h.nodes[1]
+        assert h.call(StartTask, names.SIM_START_TASK, task_id="find_mug").error_code == Status.OK
+        x, y, z = sim.world.object_position("mug_1")
+        graph = h.client.create_publisher(SceneGraph, names.SCENE_GRAPH, latched_qos())
+        graph.publish(SceneGraph(nodes=[ObjectNode(id="mug_4", label="mug", kind="object",
+                                                   position=Point(x=x + 0.05, y=y, z=z))]))
+        detections = h.client.create_publisher(DetectionArray, names.DETECTIONS, 20)
+        answering = [True]
+
+        def perceive(image):  # the perception node's part: a detection per frame, with the frame's stamp
+            if answering[0]:
+                mug = Detection("mug", 1.0, centroid=(x, y, z), box_min=(x, y, z), box_max=(x, y, z),
+                                attributes={"color": "red"})
+                out = DetectionArray(detections=[detection_to_msg(mug)])
+                out.header.stamp = image.header.stamp
+                detections.publish(out)
+        h.client.create_subscription(Image, names.COLOR_IMAGE, perceive, sensor_qos(reliable=True, depth=5))
+        assert h.wait_for(lambda: sim._graph_nodes, timeout=DEADLINE)
+
+        where = sim.world.truth_location("mug_1")
+        assert h.call(Navigate, names.SKILL_NAVIGATE, target=where).error_code == Status.OK
+        seen = h.call(Detect, names.SKILL_DETECT, query="red mug")
+        assert seen.error_code == Status.OK
+        assert [(d.label, d.node_id, d.instance_id) for d in seen.detections] == [("mug", "mug_4", "")]
+        assert h.call(Pick, names.SKILL_PICK, target="ghost_1").result_code == Pick.Response.NOT_VISIBLE
+        pick = h.call(Pick, names.SKILL_PICK, target="mug_4")
+        assert pick.error_code == Status.OK and pick.picked_id == "mug_4" and sim.robot.picked == ["mug_1"]
+        assert h.call(ScoreTask, names.SIM_SCORE_TASK, task_id="find_mug").success
+
+        answering[0] = False
+        started = time.monotonic()
+        lost = h.call(Detect, names.SKILL_DETECT, query="mug")
+        assert lost.error_code == Status.UNAVAILABLE and names.DETECTIONS in lost.error_msg
+        assert time.monotonic() - started < 10.0
+        assert h.call(Navigate, names.SKILL_NAVIGATE, target="table_1").error_code == Status.OK  # still serving
+
+        assert not h.received[names.OBSERVATIONS]  # the scene graph publishes those in honest mode
+        segments = [segmentation_from_msg(m) for m in h.received[names.SEGMENTATION]]
+        assert segments and all(not i for _, ids, _, kinds in segments for v, i in ids.items() if kinds[v] == "object")
+        assert any("mug" in labels.values() for _, _, labels, _ in segments)
+    finally:
+        h.close()

@@ -80,7 +80,8 @@ class SimConfig:
     camera_frame_id: str = "camera_color_optical_frame"
     reliable_images: bool = True
     perception: str = "oracle"
-    perception_timeout: float = 5.0
+    perception_timeout: float = 10.0
+    graph_wait: float = 3.0
 
 
 CONFIG_TYPE = SimConfig
@@ -103,6 +104,8 @@ DESCRIPTIONS = {
                   "perception and scene graph and take graph node ids",
     "perception_timeout": "honest mode: seconds a skill waits for perception's detections of the current view "
                           "(the frame is sent again every second meanwhile)",
+    "graph_wait": "honest mode: seconds a skill then waits for the scene graph to integrate that frame (new objects "
+                  "get their node ids); after it, the latest graph names what it can",
 }
 
 _DAY_TIME = re.compile(r"^\s*(?:day\s*)?(\d+)[\s/T]+(\d{1,2}:\d{2})\s*$", re.IGNORECASE)
@@ -167,7 +170,9 @@ class SimNode(Node):
             self.create_timer(1.0 / cfg.publish_rate, self._heartbeat, callback_group=MutuallyExclusiveCallbackGroup())
         if self.honest:
             self._graph_nodes: dict[str, GraphObject] = {}
-            self._perceived: dict[int, list[Detection]] = {}  # frame stamp (ns) -> perception's detections
+            self._graphs = (0, -1)  # (graphs received, newest stamp in ns) of the latched scene graph
+            # frame stamp (ns) -> (perception's detections, graphs received when they came)
+            self._perceived: dict[int, tuple[list[Detection], int]] = {}
             self._perceived_changed = threading.Condition()
             inputs = MutuallyExclusiveCallbackGroup()  # fed while a skill handler waits for perception
             self.create_subscription(SceneGraphMsg, names.SCENE_GRAPH, self._on_graph, latched_qos(),
@@ -246,9 +251,14 @@ class SimNode(Node):
     # -- honest perception -------------------------------------------------------------
     def _on_graph(self, msg: SceneGraphMsg) -> None:
         try:
-            self._graph_nodes = graph_objects_from_msg(msg)
+            nodes = graph_objects_from_msg(msg)
         except (ValueError, TypeError) as exc:
             self.get_logger().warning(f"ignoring an unreadable scene graph: {type(exc).__name__}: {exc}")
+            return
+        with self._perceived_changed:
+            self._graph_nodes = nodes
+            self._graphs = (self._graphs[0] + 1, rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds)
+            self._perceived_changed.notify_all()
 
     def _on_detections(self, msg: DetectionArray) -> None:
         try:
@@ -257,14 +267,16 @@ class SimNode(Node):
             self.get_logger().warning(f"ignoring unreadable detections: {type(exc).__name__}: {exc}")
             return
         with self._perceived_changed:
-            self._perceived[rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds] = detections
+            self._perceived[rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds] = (detections, self._graphs[0])
             while len(self._perceived) > 50:
                 del self._perceived[next(iter(self._perceived))]
             self._perceived_changed.notify_all()
 
     def _perceive_view(self) -> list[Detection]:
         """Perception's detections of the current view: the frame is published (again every second,
-        a frame can be lost) until the perception node's DetectionArray of its stamp arrives."""
+        a frame can be lost) until the perception node's DetectionArray of its stamp arrives; then,
+        up to ``graph_wait`` s, until the scene graph has integrated them too (a graph newer than
+        the detections, stamped no earlier than the frame), so that new objects have nodes."""
         stamp = self.world.t
         key = rclpy.time.Time.from_msg(time_to_msg(stamp)).nanoseconds
         frame = self._render(camera=self._head_pose(), stamp=stamp)
@@ -279,7 +291,10 @@ class SimNode(Node):
                 while key not in self._perceived and time.monotonic() < resend:
                     self._perceived_changed.wait(resend - time.monotonic())
                 if key in self._perceived:
-                    return self._perceived.pop(key)
+                    detections, graphs_then = self._perceived.pop(key)
+                    self._perceived_changed.wait_for(lambda: self._graphs[0] > graphs_then and self._graphs[1] >= key,
+                                                     timeout=self.config.graph_wait)
+                    return detections
             if time.monotonic() >= deadline:
                 raise MnemoError(Status.UNAVAILABLE, f"no detections of the current view on {names.DETECTIONS} within "
                                                      f"{self.config.perception_timeout:.1f} s: is perception up?")

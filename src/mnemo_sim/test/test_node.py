@@ -240,7 +240,7 @@ def test_honest_skills_see_through_the_stacks_perception_and_graph(scenario_file
     from geometry_msgs.msg import Point
 
     h = Harness(unique_domain_id(), [sim_factory(scenario_file, tmp_path / "data", perception="honest",
-                                                 perception_timeout=1.5)])
+                                                 perception_timeout=1.5, graph_wait=0.2)])
     try:
         sim = h.nodes[1]
         assert h.call(StartTask, names.SIM_START_TASK, task_id="find_mug").error_code == Status.OK

@@ -18,6 +18,9 @@ from mnemo_planner.words import singular
 from mnemo_planner.request import STOPWORDS, Request, content_words, one_edit
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
+PROBABLE = 0.55  # ... at which they name it when it is clearly the nearest of the home's labels
+MARGIN = 0.15  # how much nearer than the next label (or than an unrelated word, with one label known)
+UNRELATED = 0.4  # similarity of words and a label they do not name, as the embedding model sees it
 PLACE = 0.6  # ... a fixture or room of the home: a place phrase names one of few known places, so the best
 PLACE_TIE = 0.03  # fit wins from a lower similarity, with every place as good within this margin
 HEAD = 0.9  # score of a shared head noun
@@ -25,6 +28,7 @@ MODIFIER = 0.8  # score of a one-word name that is a non-head word of a label
 VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
+COMPATIBLE = 0.7  # ... unless the words together stay this close to the label
 
 
 def norm(phrase: str) -> str:
@@ -101,6 +105,26 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str]) -
     return sorted(out, key=lambda m: (-m.score, m.label))
 
 
+def named(matches: Sequence[LabelMatch], head: str = "") -> list[LabelMatch]:
+    """The labels a phrase names, best first: those close to it, or else the one label clearly nearer
+    than every other (a synonym the model places only fairly near). With ``head`` (the phrase's last
+    word, its head noun in English), a label named by words that end there wins over one named by a
+    qualifier before it ("the gizmo stand": a stand, not a gizmo)."""
+    if not matches:
+        return []
+    strong = [m for m in matches if m.score >= NAMED]
+    if strong:
+        at_head = [m for m in strong if head and m.span.split()[-1:] == [head]]
+        if at_head and strong[0].span.split()[-1:] != [head]:
+            strong = at_head
+        top = strong[0].score
+        return [m for m in strong if m.score >= top - 0.03]
+    runner_up = matches[1].score if len(matches) > 1 else UNRELATED
+    if matches[0].score >= PROBABLE and matches[0].score - runner_up >= MARGIN:
+        return [matches[0]]
+    return []
+
+
 @dataclass
 class Grounding:
     """What a request's words name."""
@@ -147,6 +171,14 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     return fixtures, chosen_rooms
 
 
+def _names_a_thing(sim: Similarity, beliefs: Beliefs, word: str) -> bool:
+    """Whether a word names a kind of thing, fixture or room of the home."""
+    names = beliefs.labels() + sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures}) + \
+        sorted({f.room.replace("_", " ") for f in beliefs.fixtures.values() if f.room})
+    m = match_labels(sim, [word], names)
+    return bool(m) and m[0].score >= NAMED
+
+
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
     words = list(req.words)
@@ -155,20 +187,20 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     labels = beliefs.labels()
     matches = match_labels(sim, words, labels)
     place = ground_place(sim, beliefs, req.place) if req.place else ([], [])
+    keep = named(matches, req.words[-1] if req.words else "")
     if req.named and req.intent != "recall" and not req.match and req.kind != "with":
         # the noun phrase after the verb names the thing; the rest of the sentence is the situation
         # ("I want to fix the plinth, I need a gizmo")
-        named = match_labels(sim, content_words(req.named), labels)
-        matches = named if named and named[0].score >= NAMED else []
-    if (not matches or matches[0].score < NAMED) and req.place and not any(place):
+        thing = content_words(req.named)
+        keep = named(match_labels(sim, thing, labels), thing[-1] if thing else "")
+    if not keep and req.place and not any(place):
         # "when did your sensors last land on the mauve gizmo": the place slot holds the thing
-        matches = match_labels(sim, content_words(req.place), labels)
-    if matches and matches[0].score >= NAMED:
-        top = matches[0].score
-        keep = [m for m in matches if m.score >= max(NAMED, top - 0.03)]
+        thing = content_words(req.place)
+        keep = named(match_labels(sim, thing, labels), thing[-1] if thing else "")
+    if keep:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}
-        g.span = matches[0].span
+        g.span = keep[0].span
     used = set(g.span.split())
     place_words = set(content_words(req.place)) if g.span and not set(g.span.split()) & set(content_words(req.place)) else set()
     g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in
@@ -179,8 +211,10 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
             w = w.strip(",.!?'")
             if w in STOPWORDS or not w:
                 break
-            if w not in g.span.split():
-                g.adjacent.append(w)
+            if w in g.span.split() or _names_a_thing(sim, beliefs, w):
+                continue  # (a noun before the name, "the den gizmo", says whose or where)
+            if float(sim.matrix([f"{w} {g.span}"], [norm(g.labels[0])])[0, 0]) < COMPATIBLE:
+                g.adjacent.append(w)  # "a stemmed glass" is far from "reading glasses"; "a tv remote" is not
     if req.place:
         g.fixtures, g.rooms = place
     if not g.fixtures and not g.rooms and req.kind in ("with", "what_at", "count"):

@@ -4,7 +4,8 @@ Each task: SURVEY (the scene graph, when there is one) -> RECALL (memory, when t
 past or there is no graph) -> ANSWER (recall questions, from structured sightings) or ACT: for each
 place in turn (a known thing's place, then plausible unexplored ones) NAVIGATE -> OPEN (containers)
 -> LOOK (detect, or peek inside) -> PICK what fits, or stop there when only finding was asked.
-A direct PICK replaces the look when memory places the very thing on that surface.
+On arriving where memory places the very thing, the scene graph (what the camera saw on the way in)
+is the look: a PICK follows when it is still there, the next place when the camera missed it.
 
 Decisions read typed tool data only (``outcome`` codes, ``learned`` properties, detections, nodes,
 records); the outcome text is for people and language models.
@@ -23,7 +24,7 @@ from mnemo_planner.answers import Answerer
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.calendar import Calendar
 from mnemo_planner.dialogue import DialogueContext
-from mnemo_planner.grounding import NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels
+from mnemo_planner.grounding import NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels, named
 from mnemo_planner.hypotheses import (FIT, Place, entity_places, fit_of, is_container, match_fit, need_fit,
                                       rank_entities, search_places)
 from mnemo_planner.loop import PolicyInput, WorkingEntry
@@ -60,6 +61,7 @@ class TaskState:
     closed: set = field(default_factory=set)  # containers found closed in this task
     failed: set = field(default_factory=set)  # (entity key, fixture) picks that found nothing
     target: str = ""  # the entity the request settled on
+    glance: Optional[dict] = None  # entity key -> last seen, taken before reading the graph on arrival
 
 
 class GeneralPolicy:
@@ -92,22 +94,34 @@ class GeneralPolicy:
             self._t = TaskState(rq.parse(state.instruction, state.now, self.calendar), state.now)
             self._key, self.beliefs = key, Beliefs()
             self._previous = self.context.recent(state.now) if self.context is not None else None
+            self._carry_over(self._t)
         t = self._t
         for entry in state.history[t.seen:]:
             self._absorb(t, entry)
         t.seen = len(state.history)
         action = self._next(t, state.remaining)
-        self._remember(t)
+        self._remember(t, action)
         return action
 
-    def _remember(self, t: TaskState) -> None:
+    def _remember(self, t: TaskState, action: Action) -> None:
         if self.context is None:
             return
         e = self.beliefs.entities.get(t.target)
         prev = self._previous or {}
         scope = t.g.scope or (prev.get("scope", []) if not t.g.fixtures else [])
+        # a task ends on the grasp that succeeds: until a later decision says otherwise, the gripper
+        # holds what this action picks (or still holds what it held)
+        held = action.tool == "pick" or (t.holding and action.tool != "place")
         self.context.remember(start=t.now, target=t.target, label=e.label if e else prev.get("label", ""),
-                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked))
+                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked),
+                              held=held, at=t.at, opened=sorted(t.opened))
+
+    def _carry_over(self, t: TaskState) -> None:
+        """The robot ends a task where it stood, with what it held: the next one starts there."""
+        prev = self._previous or {}
+        if prev.get("held"):
+            t.holding, t.at = True, str(prev.get("at", ""))
+            t.opened = {f for f in prev.get("opened", []) if f == t.at}
 
     # -- reading outcomes ----------------------------------------------------------------------
     def _absorb(self, t: TaskState, entry: WorkingEntry) -> None:
@@ -125,6 +139,8 @@ class GeneralPolicy:
                 for fid, f in self.beliefs.fixtures.items():
                     if f.locked:
                         t.locked.add(fid)
+                if t.glance is not None and t.at:
+                    self._glanced(t)
         elif tool.startswith("search_memory"):
             t.memory_asked += 1
             if out.ok:
@@ -134,7 +150,7 @@ class GeneralPolicy:
             t.at = str(data.get("at_fixture", "")) if out.ok else ""
             pose = data.get("robot_pose") if out.ok else None
             t.here = tuple(pose) if pose else None
-            t.looked, t.visible = False, []
+            t.looked, t.visible, t.glance = False, [], None
         elif tool == "open":
             learned = data.get("learned", {}) or {}
             if out.ok:
@@ -171,6 +187,19 @@ class GeneralPolicy:
                 if code == SkillCode.NOT_AT_FIXTURE:
                     t.at = ""
 
+    def _glanced(self, t: TaskState) -> None:
+        """The graph read on arrival: what the camera saw here since the glance began is the look; a
+        thing memory put here that the camera now misses (stale, or placed elsewhere) is not here."""
+        before = t.glance or {}
+        fresh = [e for e in self.beliefs.entities.values() if e.support == t.at and e.current
+                 and e.last_seen > before.get(e.key, float("-inf"))]
+        expected = self.beliefs.entities.get(t.current.entity) if t.current and t.current.entity else None
+        gone = expected is not None and (not expected.current or expected.support != t.at)
+        if fresh or gone:
+            t.looked, t.visible = True, fresh
+        if gone:
+            t.failed.add((expected.key, t.at))
+
     # -- deciding ------------------------------------------------------------------------------
     def _ground(self, t: TaskState) -> None:
         if t.grounded:
@@ -182,6 +211,10 @@ class GeneralPolicy:
         if prev:
             t.locked |= set(prev.get("locked", []))
         t.ranked = rank_entities(self.sim, self.beliefs, t.req, t.g, prev)
+        if prev and self.use_scene_graph and t.g.scope and \
+                t.g.scope == [f for f in prev.get("scope", []) if f in self.beliefs.fixtures]:
+            # searching on in the same scope: the graph knows what the places searched before held
+            t.explored |= set(prev.get("explored", [])) - {e.support for _, e in t.ranked}
         t.grounded, t.planned = True, False
 
     def _next(self, t: TaskState, remaining: int) -> Action:
@@ -241,9 +274,10 @@ class GeneralPolicy:
             if not score:
                 m = match_labels(self.sim, list(t.req.words), [e.label])
                 score = m[0].score if m and m[0].score >= NAMED else 0.0
-        elif g.named:  # a thing never seen, asked for by name: the name must fit what is in view
-            m = match_labels(self.sim, g.named.split(), [e.label])
-            score = m[0].score if m and m[0].score >= NAMED else 0.0
+        elif g.named:  # a thing never seen, asked for by name: the name must name what is in view
+            m = [x for x in named(match_labels(self.sim, g.named.split(), self.beliefs.labels()), g.named.split()[-1])
+                 if x.label == e.label]
+            score = m[0].score if m else 0.0
         elif g.need:  # the thing in view that best answers the need, if any answers it at all
             sims = need_fit(self.sim, g.need, t.visible)
             score = need_fit(self.sim, g.need, [e])[0]
@@ -295,6 +329,9 @@ class GeneralPolicy:
             return Action("open", {"target": place.fixture})
         if not t.looked and place.entity and (place.entity, place.fixture) not in t.failed \
                 and req.intent != rq.LOCATE and not req.match:
+            if self.use_scene_graph and t.glance is None:  # what did the camera see on arriving?
+                t.glance = {k: e.last_seen for k, e in self.beliefs.entities.items()}
+                return Action("query_scene_graph", {"include_stale": True})
             t.target = place.entity
             return Action("pick", {"target": place.entity})  # memory puts it here: the grasp verifies it
         if not t.looked and not (place.entity and (place.entity, place.fixture) in t.failed):

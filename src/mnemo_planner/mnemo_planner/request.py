@@ -93,7 +93,8 @@ def content_words(text: str) -> list[str]:
 LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what", "yesterday", "morning", "evening",
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
-           "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago")
+           "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
+           "want", "need")
 
 
 def one_edit(a: str, b: str) -> bool:
@@ -119,6 +120,10 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
         near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x) and (len(w) > 4 or len(x) > 4)]
         return near[0] if len(near) == 1 else w
     return re.sub(r"[a-z]+", fix, text)
+
+
+NEGATED = re.compile(r"\b(?:do not|don't|dont|does not|doesn't|did not|didn't|never|not)\s+(?:\w+\s+)?"
+                     r"(?:want|need|like|mean|bring|get|fetch|grab|take)\b")
 
 
 def _sentences(text: str) -> list[str]:
@@ -184,6 +189,11 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     raw = _clean(text)
     quoted = tuple(m.group(1) for m in QUOTED.finditer(raw))
     sentences = _sentences(raw)
+    # "the gizmo; I don't want the mauve one": a sentence that declines something only constrains
+    declined = [x for x in sentences if NEGATED.search(fix_words(x.lower()))] if len(sentences) > 1 else []
+    refused = [w for x in declined for w in content_words(NEGATED.split(fix_words(x.lower()), 1)[-1])]
+    sentences = [x for x in sentences if x not in declined] or sentences
+    refused = refused if declined and sentences != declined else []
     questions = [x for x in sentences if _is_question(x)]
     asking = [x for x in sentences if re.search(r"\b(?:bring|get|fetch|grab|find|give|hand|pass|take|need|want|"
                                                 r"like|look|search|check|locate|retrieve|where|what|which|when|how)\b",
@@ -203,7 +213,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s = s.replace(time_words, " ")
     habit = bool(re.search(rf"\b(?:{HABIT})\b", s))
     s = re.sub(rf"\b(?:{HABIT})\b", " ", s)
-    excluded = []
+    excluded = list(refused)
     for pat in (r",?\s*(?:but\s+)?not\s+(?:the|that|a|an|my)\s+([\w' \-]+?)\s+ones?\b",
                 r"\(?\s*the\s+([\w' \-]+?)\s+ones?\s+(?:is|are)\s+(?:wrong|not (?:it|right|the one))\s*\)?",
                 r",?\s*(?:but\s+)?not\s+(?:the|that|a|an|my)\s+([\w' \-]+?)(?=[,.!?]|$)"):
@@ -234,8 +244,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     m = re.search(r"\b(?:look|search|check|go through|rummage|try|have a look)\s+(?:in|inside|through|into|in all of|"
                   r"all of|every one of|each of)?\s*(?!for\b|around for\b)(?P<scope>.+?)\s+(?:and|to|for|until you)\s+"
                   r"(?:then\s+)?(?:find|get|grab|look for|locate|fetch|bring|see if|spot|retrieve)\b", s) or \
-        re.search(r"\b(?:look|search|check|go|rummage|hunt)\s+(?:in|inside|through|into|in all of|all of|each of)\s+"
-                  r"(?P<scope>.+?)\s+for\b", s)  # "look through the crates in the den for the gizmo"
+        re.search(r"\b(?:look|search|check|go|rummage|hunt)\s+(?:(?:in|inside|through|into|in all of|all of|each of)\s+|"
+                  r"(?=(?:the|all|every|each|my|our|your)\b))(?P<scope>.+?)\s+for\b", s)
+    # "look through the crates in the den for the gizmo", "search the crates for the gizmo"
     if m and intent != RECALL:
         scope = m.group("scope").strip()
         s = s[:m.start()] + " find " + s[m.end():]

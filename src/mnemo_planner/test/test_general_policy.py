@@ -17,7 +17,7 @@ def rows():
     from mnemo_bench.runner import run_suite
     from mnemo_sim.generator import generate_scenario
 
-    return run_suite([generate_scenario(3, "small")], [METHODS["general"]], seed=0, progress=False).rows
+    return run_suite([generate_scenario(3, "small")], [METHODS["full"]], seed=0, progress=False).rows
 
 
 def test_general_policy_solves_a_generated_home(rows):

@@ -74,3 +74,18 @@ def test_a_match_must_not_differ_in_any_attribute_both_show():
     assert match_fit(ref, b.entities["b"]) == 0.0  # the pattern differs
     assert match_fit(ref, b.entities["c"]) > 0.0  # nothing seen differs
     assert match_fit(ref, ref) == 0.0
+
+
+def test_a_name_is_the_label_clearly_nearest_or_the_one_its_head_names():
+    from mnemo_planner.grounding import LabelMatch, named
+
+    # close matches: the label named by words ending at the phrase's head wins over a qualifier's
+    both = [LabelMatch("gizmo", 1.0, "gizmo"), LabelMatch("widget stand", 0.82, "stand")]
+    assert [m.label for m in named(both, head="stand")] == ["widget stand"]
+    assert [m.label for m in named(both, head="")] == ["gizmo"]
+    # no close match: the nearest label only when it is clearly nearer than the next
+    assert [m.label for m in named([LabelMatch("a", 0.7, "x"), LabelMatch("b", 0.5, "x")])] == ["a"]
+    assert named([LabelMatch("a", 0.7, "x"), LabelMatch("b", 0.6, "x")]) == []
+    assert named([LabelMatch("a", 0.5, "x"), LabelMatch("b", 0.2, "x")]) == []  # too far from anything
+    assert [m.label for m in named([LabelMatch("a", 0.6, "x")])] == ["a"]  # one label: nearer than noise
+    assert named([]) == []

@@ -84,3 +84,17 @@ def test_a_wish_is_not_a_match_and_a_plea_is_not_a_question():
     assert rq.parse("Would you fetch the striped hand gizmo?", NOW).named == "striped hand gizmo"
     r = rq.parse("Look through the crates in the shed for the gizmo.", NOW)
     assert r.intent == rq.LOCATE and r.scope == "the crates in the shed" and r.named == "gizmo"
+
+
+def test_a_sentence_that_declines_something_constrains_the_request():
+    r = rq.parse("Only the gizmo; I don't wannt the mauve one.", NOW)
+    assert "gizmo" in r.words and r.excluded == ("mauve",) and r.intent == rq.FETCH
+    r = rq.parse("I do not need the big crate. Get the small gizmo.", NOW)
+    assert r.named == "small gizmo" and "big" in r.excluded
+
+
+def test_search_a_place_for_a_thing_scopes_the_search():
+    r = rq.parse("Search the crates in the den for the gizmo.", NOW)
+    assert r.scope == "the crates in the den" and r.words == ("gizmo",)
+    assert rq.parse("Check the bins for a widget please", NOW).scope == "the bins"
+    assert rq.parse("Search for the gizmo in the den", NOW).scope == ""

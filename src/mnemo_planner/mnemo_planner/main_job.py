@@ -64,6 +64,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="render RGB-D frames during tasks (perception, keyframes and the analyzer's collage)")
     p.add_argument("--llm-base-url", default=os.environ.get("MNEMO_LLM_BASE_URL", ""),
                    help="OpenAI-compatible endpoint for the LLM policy (default: offline policy)")
+    p.add_argument("--perception", choices=("oracle", "honest"), default="oracle",
+                   help="oracle: the simulator's own observations (an upper bound); honest: rendered RGB-D through "
+                        "perception and the scene graph, no simulator ids downstream of the camera")
     p.add_argument("--seed", type=int, default=-1, help="simulator seed (-1: the scenario's own)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per task")
     return p.parse_args(argv)
@@ -120,6 +123,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         "seed": str(args.seed),
         "policy": "llm" if args.llm_base_url else "offline",
         "llm_base_url": args.llm_base_url,
+        "perception": args.perception,
     }
     print(f"mnemo run: scenario {scenario.name} ({len(tasks)} tasks), run directory {out}")
     print(f"mnemo run: starting the stack from {LAUNCH_FILE.relative_to(REPO_ROOT)} (ROS_DOMAIN_ID={domain})")

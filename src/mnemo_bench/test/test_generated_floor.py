@@ -1,12 +1,15 @@
 """A floor on generated homes, beside the floors on the shipped scenarios (src/mnemo_planner/test):
 tuning the planner to a few shipped tasks cannot pass CI alone. Seeds 0-9 are development seeds
-(small homes); the floor sits a little under what the full method measured on them when it was set
-(0.41, 89 of 215 tasks; the general policy in development: 0.67)."""
+(small homes). The floor sits under what the full method measures on them: 0.41 with the offline
+policy it was set for, 0.67 with the general policy that replaced it (measured at the switch)."""
 from __future__ import annotations
 
-FLOOR = 0.35
+import pytest
+
+FLOOR = 0.55
 
 
+@pytest.mark.timeout(900)  # ~2-3 min on an idle 2-core machine; a loaded one takes several times that
 def test_full_method_floor_on_generated_development_homes():
     from mnemo_bench.methods import METHODS
     from mnemo_bench.runner import run_suite

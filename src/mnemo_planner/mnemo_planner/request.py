@@ -256,7 +256,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
     for pm in re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|that|which|please|for|to|earlier|last|this|"
-                          rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were)\b))", s):
+                          rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there)\b))", s):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
     if place:

@@ -98,3 +98,8 @@ def test_search_a_place_for_a_thing_scopes_the_search():
     assert r.scope == "the crates in the den" and r.words == ("gizmo",)
     assert rq.parse("Check the bins for a widget please", NOW).scope == "the bins"
     assert rq.parse("Search for the gizmo in the den", NOW).scope == ""
+
+
+def test_the_thing_after_a_place_and_there_is():
+    r = rq.parse("Somewhere in the heap on the plinth there's the mauve gizmo, bring it!", NOW)
+    assert r.words == ("mauve", "gizmo") and "plinth" in r.place and "gizmo" not in r.place

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from mnemo_planner.inprocess import InProcessStack, integration
+from mnemo_planner.stack import InProcessStack, integration
 from mnemo_sim.tasks import ordered_tasks  # the one task order, shared with `mnemo run`
 
 from mnemo_bench.methods import Method

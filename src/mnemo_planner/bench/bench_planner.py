@@ -13,7 +13,8 @@ import time
 from collections import defaultdict
 
 from mnemo_common.embedding import get_embedder
-from mnemo_planner.inprocess import Ablation, InProcessStack
+from mnemo_planner.inprocess import Ablation
+from mnemo_planner.stack import InProcessStack
 from mnemo_planner.policy import GeneralPolicy
 from mnemo_sim import list_scenarios
 

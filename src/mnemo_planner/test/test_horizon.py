@@ -12,7 +12,7 @@ import copy
 import pytest
 
 from mnemo_planner.horizon import GraphHistory
-from mnemo_planner.inprocess import InProcessStack
+from mnemo_planner.stack import InProcessStack
 from mnemo_planner.tools import Action
 
 pytest.importorskip("mnemo_sim.tasks")

@@ -185,7 +185,7 @@ def test_the_offline_policy_finishes_a_task_the_model_began(fake, embedder):
     """In process, on the example home: the model surveys and asks memory, then its endpoint fails;
     the offline policy (the node's fallback) carries on from that working memory and fetches the
     object, as the simulator's scorer judges."""
-    from mnemo_planner.inprocess import InProcessStack
+    from mnemo_planner.stack import InProcessStack
     from mnemo_planner.policy import GeneralPolicy
 
     pytest.importorskip("mnemo_sim.tasks")

@@ -8,7 +8,8 @@ from collections import defaultdict
 
 import pytest
 
-from mnemo_planner.inprocess import Ablation, InProcessStack, run_scenario
+from mnemo_planner.inprocess import Ablation
+from mnemo_planner.stack import InProcessStack, run_scenario
 from mnemo_planner.dialogue import DialogueContext
 from mnemo_planner.policy import GeneralPolicy
 

@@ -39,3 +39,8 @@ def test_general_modules_are_small_and_never_read_outcome_text():
         text = (PLANNER / f"{name}.py").read_text()
         assert len(text.splitlines()) <= 400, name
         assert not re.search(r"\.summary\b|error_msg|\.message\b", text), f"{name} reads outcome text"
+
+
+def test_no_planner_module_is_over_400_lines():
+    long = {p.name: n for p in PLANNER.glob("*.py") if (n := len(p.read_text().splitlines())) > 400}
+    assert not long, long

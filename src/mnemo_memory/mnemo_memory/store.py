@@ -492,7 +492,8 @@ class QdrantStoreBase:
                          best_view: float) -> bool:
         """Whether one object sighting matches the query at least as closely as the best view does
         (both cosine similarities of the same model): a caption speaks of everything in view, so a
-        query about one object matches that object's own text more closely than any view."""
+        query about one object matches that object's own text more closely than any view. One more
+        engine query: the fused sighting ranking's scores are ranks, not similarities."""
         best = self._collect(lambda n: self._nearest_sightings(vec, None, cond, n), region, 1,
                              payload_of=lambda h: h[0])
         return bool(best) and best[0][1] >= best_view

@@ -139,7 +139,7 @@ class Grounding:
     scope: list[str] = field(default_factory=list)  # fixtures of the search scope
     need: str = ""  # when no label is named: the words that describe the thing or the need
     named: str = ""  # ... and the thing's own name when the request names one the robot has not seen
-    reference: Optional[Entity] = None  # "one like the mug on the desk": that mug
+    reference: Optional[Entity] = None  # "one like the gizmo on the plinth": that gizmo
 
 
 def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[str], list[str]]:
@@ -165,7 +165,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
             fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
                         and (not chosen_rooms or beliefs.fixtures[fid].room in chosen_rooms or not beliefs.fixtures[fid].room)]
             color = [w for w in rest if w not in fm[0].span.split()]
-            if len(fixtures) > 1 and color:  # "the white cabinet": a fixture's own attribute words
+            if len(fixtures) > 1 and color:  # "the mauve crate": a fixture's own attribute words
                 by_attr = [fid for fid in fixtures if any(w in norm(beliefs.fixtures[fid].label) for w in color)]
                 fixtures = by_attr or fixtures
     return fixtures, chosen_rooms
@@ -214,7 +214,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
             if w in g.span.split() or _names_a_thing(sim, beliefs, w):
                 continue  # (a noun before the name, "the den gizmo", says whose or where)
             if float(sim.matrix([f"{w} {g.span}"], [norm(g.labels[0])])[0, 0]) < COMPATIBLE:
-                g.adjacent.append(w)  # "a stemmed glass" is far from "reading glasses"; "a tv remote" is not
+                g.adjacent.append(w)  # far from the label with the name ("a fluted gizmo", "widget gizmo")
     if req.place:
         g.fixtures, g.rooms = place
     if not g.fixtures and not g.rooms and req.kind in ("with", "what_at", "count"):
@@ -261,7 +261,7 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
             score -= 2.0  # the word tells instances apart, and names another one
         elif singular(w) in vocabulary:
             score -= 1.0  # a word this home uses for attributes, which this thing does not show
-    for w in g.adjacent:  # "a stemmed glass" is not the reading glasses, whatever else they share
+    for w in g.adjacent:  # "a fluted gizmo" is not the widget gizmo, whatever else they share
         if w not in g.modifiers or not word_in_values(sim, w, values + [norm(e.attributes.get("owner", ""))]):
             score -= ADJACENT
     for q in req.quoted:

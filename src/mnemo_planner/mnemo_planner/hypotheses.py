@@ -98,7 +98,7 @@ def fit_of(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, e: 
 
 
 def _matching(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, cands: list[Entity]):
-    """"One exactly like the mug on the desk": the reference is the described thing at the place; the
+    """"One exactly like the gizmo on the plinth": the reference is the described thing at the place; the
     answer is another thing with its label and every attribute it has (owner aside), never itself."""
     refs = sorted(cands, key=lambda e: (-(describe_fit(sim, g, req, e, cands) + _constraint(beliefs, req, g, e)),
                                         -e.last_seen))

@@ -55,18 +55,18 @@ class Request:
     words: tuple[str, ...] = ()  # content words of the main clause (the thing, its attributes, a need)
     phrase: str = ""  # the main clause without time words, negation and the place phrase
     quoted: tuple[str, ...] = ()  # quoted text ('Monday'): printed text or titles
-    owner: str = ""  # "Maya's mug" -> maya
+    owner: str = ""  # "Ada's gizmo" -> ada
     relation: str = ""  # on | in | at | by ... of the place phrase
-    place: str = ""  # the place phrase ("the desk in the office")
+    place: str = ""  # the place phrase ("the plinth in the atrium")
     window: Optional[tuple[float, float]] = None
     time_words: str = ""
     habit: bool = False
     excluded: tuple[str, ...] = ()  # "not the plastic one" -> ("plastic",)
     options: tuple[str, ...] = ()  # "the red one or the blue one" -> ("red", "blue")
-    match: bool = False  # "one exactly like the mug on the desk": the reference is the described thing
+    match: bool = False  # "one exactly like the gizmo on the plinth": the reference is the described thing
     pronoun: bool = False  # "bring it": the previous request's thing
     other: bool = False  # "the other one": like the previous request's thing, not it
-    scope: str = ""  # "check the cabinets in the kitchen and find ...": where to search
+    scope: str = ""  # "check the crates in the atrium and find ...": where to search
     context: str = ""  # the other sentences
     asks: str = ""  # the attribute a question asks for ("colour", "title")
     named: str = ""  # the noun phrase after the verb of asking ("" when only a need is stated)
@@ -265,7 +265,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)
     words = content_words(re.sub(r"\b(?:hand|pass)\s+(?:me|us|it|them|over|along)\b", " ", s))  # the verbs, not the nouns
-    if pronoun_only(s) and context:  # "where are my headphones? bring them over": the thing is in the context
+    if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
     for m in re.finditer(r"\b(?:bring|fetch|get|grab|find|give|hand|pass|take|need|want|like|retrieve|locate|"

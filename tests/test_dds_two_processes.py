@@ -30,3 +30,17 @@ def test_service_and_action_between_processes(tmp_path):
         assert server.alive(), "the server must survive the malformed request"
     finally:
         server.stop()
+
+
+def test_a_lost_goal_accept_reply_still_ends_with_the_result(tmp_path):
+    env = ros_env(unique_domain_id(), {"PYTHONPATH": f"{HERE.parent}:{ros_env()['PYTHONPATH']}"})
+    server = NodeProcess("tests.peers.echo_server", "echo_server", env=env, log_dir=tmp_path)
+    try:
+        client = subprocess.run([sys.executable, "-m", "tests.peers.lost_reply_client"], env=env, cwd=HERE.parent,
+                                capture_output=True, text=True, timeout=120)
+        assert client.returncode == 0, client.stderr[-2000:]
+        out = json.loads(client.stdout.strip().splitlines()[-1])
+        assert out == {"status": GoalStatus.STATUS_SUCCEEDED, "success": True, "steps": 3, "feedback": [2, 1, 0],
+                       "code": Status.OK}, out
+    finally:
+        server.stop()

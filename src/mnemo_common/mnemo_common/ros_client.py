@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from typing import Any, Callable, Optional
 
 import rclpy
 from action_msgs.msg import GoalStatus
+from rclpy.action.client import ClientGoalHandle
+from unique_identifier_msgs.msg import UUID
 from rclpy.executors import MultiThreadedExecutor
 
 from mnemo_common.ros import ServerWatch, action_client
@@ -70,7 +73,7 @@ class RosClient:
 
     def send_goal(self, action_type: Any, name: str, goal: Any,
                   feedback: Optional[Callable[[Any], None]] = None, timeout: float = 600.0,
-                  cancel_after: Optional[Callable[[], bool]] = None) -> tuple[int, Any]:
+                  cancel_after: Optional[Callable[[], bool]] = None, accept_timeout: float = 30.0) -> tuple[int, Any]:
         """Send a goal and wait for its result: (GoalStatus, result). cancel_after() is polled and
         cancels the goal when it returns True. The wait always ends within ``timeout`` (plus the
         wait for the server, at most 30 s): a goal that cannot run or finish returns
@@ -83,10 +86,24 @@ class RosClient:
             return _failed(action_type, Status.UNAVAILABLE, f"action {name} is not available")
         # the goal lives in the server process: if that one dies, no result will ever come
         watch = ServerWatch(self.node, f"{name}/_action/get_result")
+        goal_id = UUID(uuid=list(uuid.uuid4().bytes))
+        running = threading.Event()  # the server sent feedback for this goal: it accepted it
+
+        def on_feedback(msg: Any) -> None:
+            running.set()
+            if feedback is not None:
+                feedback(msg.feedback)
+
         try:
-            handle = self._wait(client.send_goal_async(goal, feedback_callback=(
-                (lambda msg: feedback(msg.feedback)) if feedback else None)), 30.0, name, watch)
-        except (ServerLost, TimeoutError) as exc:
+            handle = self._wait(client.send_goal_async(goal, feedback_callback=on_feedback, goal_uuid=goal_id),
+                                accept_timeout, name, watch)
+        except TimeoutError as exc:
+            if not running.is_set():
+                return _failed(action_type, Status.UNAVAILABLE, str(exc))
+            # The goal runs (its feedback arrives) but the reply accepting it never came: ask for its
+            # result by its id, as the reply would have let us.
+            handle = ClientGoalHandle(client, goal_id, action_type.Impl.SendGoalService.Response(accepted=True))
+        except ServerLost as exc:
             return _failed(action_type, Status.UNAVAILABLE, str(exc))
         if not handle.accepted:
             return _failed(action_type, Status.REJECTED, f"goal rejected by {name}")

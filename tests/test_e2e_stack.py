@@ -11,7 +11,7 @@ from action_msgs.msg import GoalStatus
 
 from mnemo_common import names
 from mnemo_common.launcher import start_launch_file
-from mnemo_common.processes import REPO_ROOT, ros_env, unique_domain_id
+from mnemo_common.processes import REPO_ROOT, enter_domain, restore_domain, ros_env, unique_domain_id
 from mnemo_interfaces.msg import Status
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -22,8 +22,7 @@ SCENARIO = REPO_ROOT / "src/mnemo_sim/scenarios/example_apartment.yaml"
 def stack(tmp_path_factory):
     out = tmp_path_factory.mktemp("stack")
     domain = unique_domain_id()
-    saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
-    os.environ.update({"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
+    saved = enter_domain(domain)
     processes = start_launch_file(REPO_ROOT / "launch/sim.launch.py",
                                   {"scenario": str(SCENARIO), "data_dir": str(out / "data")},
                                   env=ros_env(domain), log_dir=out / "logs")
@@ -43,11 +42,7 @@ def stack(tmp_path_factory):
         client.close()
         for p in processes:
             p.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        restore_domain(saved)
 
 
 def _start(client, task_id):

@@ -7,7 +7,6 @@ through the RetrieveObject action and is scored. Nothing downstream of the camer
 marker: not perception's detections, the graph, the observations memory stores, memory's answers,
 nor what the planner was told and answered."""
 import importlib.util
-import os
 import time
 
 import pytest
@@ -15,7 +14,7 @@ from action_msgs.msg import GoalStatus
 
 from mnemo_common import names
 from mnemo_common.launcher import start_launch_file
-from mnemo_common.processes import REPO_ROOT, ros_env, unique_domain_id
+from mnemo_common.processes import REPO_ROOT, enter_domain, restore_domain, ros_env, unique_domain_id
 from mnemo_interfaces.msg import Status
 from mnemo_planner.main_job import _wait_for_memory
 
@@ -50,8 +49,7 @@ def honest_stack(tmp_path_factory):
     bench = _bench_honest_test()
     scenario = bench.marked_scenario(TINY, out)
     domain = unique_domain_id()
-    saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
-    os.environ.update({"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
+    saved = enter_domain(domain)
     processes = start_launch_file(REPO_ROOT / "launch/sim.launch.py",
                                   {"scenario": str(out / "tiny_marked.yaml"), "data_dir": str(out / "data"),
                                    "perception": "honest"},
@@ -81,11 +79,7 @@ def honest_stack(tmp_path_factory):
         client.close()
         for p in processes:
             p.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        restore_domain(saved)
 
 
 def test_patrol_and_tasks_over_dds_without_simulator_ids(honest_stack):

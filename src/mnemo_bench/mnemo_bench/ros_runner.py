@@ -12,7 +12,6 @@ the same sequence reported it locked), since the truth stays inside the simulato
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -40,14 +39,13 @@ def _locked_retries(rows: list[TaskRow]) -> None:
 
 def run_ros_scenario(scenario: Any, path: Path, tasks: list[Any], out: Path, timeout: float = 300.0) -> list[TaskRow]:
     from mnemo_common.launcher import start_launch_file
-    from mnemo_common.processes import REPO_ROOT, ros_env, unique_domain_id
+    from mnemo_common.processes import REPO_ROOT, enter_domain, restore_domain, ros_env, unique_domain_id
     from mnemo_planner.main_job import _run
 
     run_dir = Path(out) / "ros" / scenario.name
     run_dir.mkdir(parents=True, exist_ok=True)
     domain = unique_domain_id()
-    saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")}
-    os.environ.update({"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
+    saved = enter_domain(domain)
     processes = start_launch_file(REPO_ROOT / "launch" / "sim.launch.py",
                                   {"scenario": str(path), "data_dir": str(run_dir / "data"), "render": "false",
                                    "policy": "offline"}, env=ros_env(domain), log_dir=run_dir / "logs")
@@ -56,11 +54,7 @@ def run_ros_scenario(scenario: Any, path: Path, tasks: list[Any], out: Path, tim
     finally:
         for proc in processes:
             proc.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        restore_domain(saved)
     by_id = {t.id: t for t in tasks}
     rows = []
     for o in outcomes:

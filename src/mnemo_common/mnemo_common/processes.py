@@ -47,6 +47,25 @@ def unique_domain_id() -> int:
     return 1 + (os.getpid() * 7 + int(time.time())) % 100
 
 
+DOMAIN_VARIABLES = ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE")
+
+
+def enter_domain(domain_id: int) -> dict[str, Optional[str]]:
+    """Make this process's own ROS nodes talk on ``domain_id``, local discovery only; returns what
+    ``restore_domain`` puts back."""
+    saved = {k: os.environ.get(k) for k in DOMAIN_VARIABLES}
+    os.environ.update({"ROS_DOMAIN_ID": str(domain_id), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
+    return saved
+
+
+def restore_domain(saved: dict[str, Optional[str]]) -> None:
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 def write_params(path: Path, node_name: str, params: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump({node_name: {"ros__parameters": params}}, sort_keys=True))

@@ -85,31 +85,42 @@ def test_locked_and_missed_grasp_reach_the_graph_and_keyframes(tmp_path):
         query = probe.create_client(QueryKeyframes, names.KEYFRAMES_QUERY)
 
         rgb = textured(9)
-        image = Image(height=480, width=640, encoding="rgb8", step=640 * 3, data=rgb.tobytes())
-        image.header.stamp = time_to_msg(100.0)
-        obs = Observation(100.0, Pose2D(1.0, 1.5, 3.14), Pose3D((1.0, 1.5, 1.2)), "kitchen", sightings=[
-            Sighting("cabinet", (0.3, 1.0, 0.45), kind="fixture", object_id="cabinet_1"),
-            Sighting("cabinet", (0.3, 2.0, 0.45), kind="fixture", object_id="cabinet_2")])
+        cabinets = [Sighting("cabinet", (0.3, 1.0, 0.45), kind="fixture", object_id="cabinet_1"),
+                    Sighting("cabinet", (0.3, 2.0, 0.45), kind="fixture", object_id="cabinet_2")]
+        attempts = []
 
         def graph_nodes():
             r = call(graph, GetSceneGraph.Request(include_stale=True), 5.0)
             return {n.id: n for n in r.graph.nodes} if r is not None else {}
 
-        def seed():  # the camera frame first, then the observation that makes the graph create the nodes
+        def new_node_keyframes():
+            return len(getattr(call(query, QueryKeyframes.Request(trigger="new_node"), 5.0), "keyframes", []))
+
+        def seed():
+            """The camera frame first, then an observation that makes the graph create a node. Each try
+            adds a node never seen before, so its 'created' event is new: an event published before the
+            graph's publisher matched the keyframe node is lost (volatile), and repeating the same
+            observation would only give 'observed' events."""
+            k = len(attempts)
+            attempts.append(k)
+            stamp = 100.0 + k
+            image = Image(height=480, width=640, encoding="rgb8", step=640 * 3, data=rgb.tobytes())
+            image.header.stamp = time_to_msg(stamp)
             images.publish(image)
             time.sleep(0.1)
-            observations.publish(observation_to_msg(obs))
-            return {"cabinet_1", "cabinet_2"} <= set(graph_nodes())
+            marker = Sighting("shelf", (2.0, 0.5 + 0.3 * k, 0.8), kind="fixture", object_id=f"shelf_{k}")
+            observations.publish(observation_to_msg(Observation(
+                stamp, Pose2D(1.0, 1.5, 3.14), Pose3D((1.0, 1.5, 1.2)), "kitchen", sightings=cabinets + [marker])))
+            if not wait_for(lambda: {"cabinet_1", "cabinet_2"} <= set(graph_nodes()), 5.0, 0.2):
+                return False
+            return wait_for(lambda: new_node_keyframes() >= 1, 3.0, 0.2)
 
         assert wait_for(lambda: all(p.alive() for p in procs) and images.get_subscription_count() > 0
                         and observations.get_subscription_count() > 0 and interactions.get_subscription_count() >= 2,
                         60.0), "\n".join(p.log()[-2000:] for p in procs)
         assert wait_for(lambda: len(probe.get_publishers_info_by_topic(names.SCENE_GRAPH_EVENTS)) >= 1
                         and len(probe.get_subscriptions_info_by_topic(names.SCENE_GRAPH_EVENTS)) >= 1, 30.0)
-        time.sleep(1.0)  # let the scene graph's event publisher match the keyframe node too
-        assert wait_for(seed, 30.0), procs[0].log()[-3000:]
-        assert wait_for(lambda: len(getattr(call(query, QueryKeyframes.Request(trigger="new_node")), "keyframes", []))
-                        >= 1, 20.0), procs[1].log()[-3000:]
+        assert wait_for(seed, 60.0, 0.0), procs[0].log()[-3000:] + procs[1].log()[-3000:]
 
         locked = Event("ix_00001", "open", "cabinet_1", 200.0, 205.0, False, Status.FAILED, "cabinet_1 did not open",
                        SkillSignals(True, 0.001, 0.8, 28.0, 5.0), frame_refs=frames(tmp_path, "a"),

@@ -93,12 +93,29 @@ def _flaky_server(domain: int, hang: Path, log_dir: Path) -> tuple[NodeProcess, 
     return server, supervisor
 
 
-def _kill_when_hanging(server: NodeProcess, hang: Path) -> float:
+def _kill_when_hanging(server: NodeProcess, hang: Path, ended) -> float:
     """SIGKILL the server once it is inside the hanging handler; the time of the kill."""
+    deadline = time.monotonic() + 60.0
     while hang.exists():
+        assert not ended(), "the call ended before it reached the server"
+        assert time.monotonic() < deadline, "the call never reached the server\n" + server.log()[-2000:]
         time.sleep(0.02)
     os.kill(server.proc.pid, 9)
     return time.monotonic()
+
+
+def _serving(box, server: NodeProcess, srv_type, name: str) -> None:
+    """Until the server's current incarnation is up and its service discovered (a respawn takes a
+    while on a busy machine, longer than the toolbox's connect timeout)."""
+    deadline = time.monotonic() + 60.0
+    while server.log().count("flaky server ready") < server.restarts + 1 or not server.alive():
+        assert time.monotonic() < deadline, server.log()[-2000:]
+        time.sleep(0.1)
+    client = box.node.create_client(srv_type, name)
+    try:
+        assert client.wait_for_service(timeout_sec=60.0), f"{name} never came back"
+    finally:
+        box.node.destroy_client(client)
 
 
 def test_a_server_killed_mid_call_is_noticed(toolbox, tmp_path):
@@ -108,11 +125,14 @@ def test_a_server_killed_mid_call_is_noticed(toolbox, tmp_path):
     hang = tmp_path / "hang"
     server, supervisor = _flaky_server(domain, hang, tmp_path)
     try:
-        for tool, request, expect in (("search_memory", SearchMemoryByText.Request(text="hang", k=3), Status.OK),
-                                      ("navigate", Navigate.Request(target="hang"), Status.UNAVAILABLE)):
+        for tool, request, expect, srv in (
+                ("search_memory", SearchMemoryByText.Request(text="hang", k=3), Status.OK,
+                 (SearchMemoryByText, names.MEMORY_SEARCH_TEXT)),
+                ("navigate", Navigate.Request(target="hang"), Status.UNAVAILABLE, (Navigate, names.SKILL_NAVIGATE))):
+            _serving(box, server, *srv)
             hang.touch()
             task = box.node.executor.create_task(_call(box, tool, request))
-            t0 = _kill_when_hanging(server, hang)
+            t0 = _kill_when_hanging(server, hang, task.done)
             while not task.done():
                 assert time.monotonic() - t0 < 30.0, f"{tool} hung after its server was killed"
                 time.sleep(0.05)
@@ -149,7 +169,7 @@ def test_the_blocking_client_ends_a_goal_whose_server_died(tmp_path):
         waiter = threading.Thread(target=lambda: ended.update(r=client.send_goal(
             RetrieveObject, names.RETRIEVE_OBJECT, RetrieveObject.Goal(instruction="hang"), timeout=120.0)))
         waiter.start()
-        t0 = _kill_when_hanging(server, hang)
+        t0 = _kill_when_hanging(server, hang, lambda: not waiter.is_alive())
         waiter.join(30.0)
         status, result = ended["r"]
         assert status == GoalStatus.STATUS_ABORTED and result.error_code == Status.UNAVAILABLE, result.error_msg
@@ -161,7 +181,7 @@ def test_the_blocking_client_ends_a_goal_whose_server_died(tmp_path):
             SearchMemoryByText, names.MEMORY_SEARCH_TEXT, SearchMemoryByText.Request(text="hang", k=1),
             timeout=120.0))))
         waiter.start()
-        t0 = _kill_when_hanging(server, hang)
+        t0 = _kill_when_hanging(server, hang, lambda: not waiter.is_alive())
         waiter.join(30.0)
         assert isinstance(ended["r"], ServerLost) and time.monotonic() - t0 < 30.0, ended
         # the respawned server answers the next goal

@@ -94,34 +94,22 @@ class GeneralPolicy:
             self._t = TaskState(rq.parse(state.instruction, state.now, self.calendar), state.now)
             self._key, self.beliefs = key, Beliefs()
             self._previous = self.context.recent(state.now) if self.context is not None else None
-            self._carry_over(self._t)
         t = self._t
         for entry in state.history[t.seen:]:
             self._absorb(t, entry)
         t.seen = len(state.history)
         action = self._next(t, state.remaining)
-        self._remember(t, action)
+        self._remember(t)
         return action
 
-    def _remember(self, t: TaskState, action: Action) -> None:
+    def _remember(self, t: TaskState) -> None:
         if self.context is None:
             return
         e = self.beliefs.entities.get(t.target)
         prev = self._previous or {}
         scope = t.g.scope or (prev.get("scope", []) if not t.g.fixtures else [])
-        # a task ends on the grasp that succeeds: until a later decision says otherwise, the gripper
-        # holds what this action picks (or still holds what it held)
-        held = action.tool == "pick" or (t.holding and action.tool != "place")
         self.context.remember(start=t.now, target=t.target, label=e.label if e else prev.get("label", ""),
-                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked),
-                              held=held, at=t.at, opened=sorted(t.opened))
-
-    def _carry_over(self, t: TaskState) -> None:
-        """The robot ends a task where it stood, with what it held: the next one starts there."""
-        prev = self._previous or {}
-        if prev.get("held"):
-            t.holding, t.at = True, str(prev.get("at", ""))
-            t.opened = {f for f in prev.get("opened", []) if f == t.at}
+                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked))
 
     # -- reading outcomes ----------------------------------------------------------------------
     def _absorb(self, t: TaskState, entry: WorkingEntry) -> None:
@@ -131,6 +119,8 @@ class GeneralPolicy:
         target = str(args.get("target", ""))
         if code == SkillCode.GRIPPER_OCCUPIED:
             t.holding = True
+        if code == SkillCode.NOT_AT_FIXTURE:  # wherever the robot stands, it is not where the policy thought
+            t.at = ""
         if tool == "query_scene_graph":
             t.surveyed = True
             if out.ok:
@@ -159,9 +149,7 @@ class GeneralPolicy:
                 t.locked.add(target)
             elif code == SkillCode.NOT_OPENABLE and target in self.beliefs.fixtures:
                 self.beliefs.fixtures[target].container = False
-            elif code == SkillCode.NOT_AT_FIXTURE:
-                t.at = ""
-            else:
+            elif code != SkillCode.NOT_AT_FIXTURE:
                 t.open_tries[target] += 1
         elif tool in ("detect", "peek"):
             if out.ok:
@@ -173,7 +161,8 @@ class GeneralPolicy:
                 t.opened.discard(target)
                 t.closed.add(target)
         elif tool == "pick" and not out.ok:
-            t.failed.add((target, t.at))
+            if code != SkillCode.GRIPPER_OCCUPIED:  # (a full gripper says nothing about the thing)
+                t.failed.add((target, t.at))
             if code == SkillCode.OUT_OF_REACH and data.get("reachable_from"):
                 t.current = Place(str(data["reachable_from"]), target, "the arm saw it there")
                 t.looked, t.visible = False, []
@@ -182,10 +171,8 @@ class GeneralPolicy:
         elif tool == "place":
             if out.ok or code == SkillCode.GRIPPER_EMPTY:
                 t.holding = False
-            else:
+            elif code != SkillCode.NOT_AT_FIXTURE:
                 t.no_place.add(target)
-                if code == SkillCode.NOT_AT_FIXTURE:
-                    t.at = ""
 
     def _glanced(self, t: TaskState) -> None:
         """The graph read on arrival: what the camera saw here since the glance began is the look; a
@@ -346,7 +333,7 @@ class GeneralPolicy:
         return f is not None and f.open and fid not in t.closed and 0.0 <= t.now - f.last_seen <= OPEN_FRESH
 
     def _put_down(self, t: TaskState) -> Optional[Action]:
-        """The gripper holds an earlier task's object: put it down here, or on the nearest surface."""
+        """The gripper holds something (a grasp was refused for it): put it down here, or on the nearest surface."""
         if t.at and t.at not in t.no_place and (not is_container(self.sim, self.beliefs, t.at) or t.at in t.opened):
             return Action("place", {"target": t.at})
         surfaces = [(fid, f) for fid, f in self.beliefs.fixtures.items() if fid not in t.no_place and f.position

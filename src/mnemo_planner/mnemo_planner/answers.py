@@ -115,7 +115,8 @@ class Answerer:
         where = f" in the {g.rooms[0].replace('_', ' ')}" if g.rooms else \
             (f" on the {self.b.fixture_label(g.fixtures[0])}" if g.fixtures else "")
         label = next(iter(labels), "of them")
-        return f"I saw {len(found)} {label}{'' if len(found) == 1 else 's'}{where}."
+        plural = label if len(found) == 1 or label.endswith("s") else label + "s"
+        return f"I saw {len(found)} {plural}{where}."
 
     def what_at(self, g: Grounding, since: float, until: float) -> str:
         found = [e for e in self.b.entities.values() if self._at_place(e, g, since, until)]

@@ -166,7 +166,10 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                         and (not chosen_rooms or beliefs.fixtures[fid].room in chosen_rooms or not beliefs.fixtures[fid].room)]
             color = [w for w in rest if w not in fm[0].span.split()]
             if len(fixtures) > 1 and color:  # "the mauve crate": a fixture's own attribute words
-                by_attr = [fid for fid in fixtures if any(w in norm(beliefs.fixtures[fid].label) for w in color)]
+                def own(fid: str) -> str:
+                    f = beliefs.fixtures[fid]
+                    return norm(" ".join([f.label, *f.attributes.values()]))
+                by_attr = [fid for fid in fixtures if any(w in own(fid).split() for w in color)]
                 fixtures = by_attr or fixtures
     return fixtures, chosen_rooms
 

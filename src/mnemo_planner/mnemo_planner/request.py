@@ -44,6 +44,11 @@ OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the res
 MATCH = re.compile(r"\b(?:exactly like|just like|same as|the same kind as|identical to|matching|that matches|"
                    r"one like|twin of|like the one|a copy of|another one like)\b|"
                    r"(?<!'d )(?<!would )(?<!\bi )(?<!\bwe )(?<!\byou )\blike\s+(?:the|that|this|those|these|my)\b")
+# "go over to the plinth and ...": a verb of going and its destination, before the request proper
+MOTION = re.compile(r"\b(?:go|head|walk|move|drive|come|pop|nip|run|roll|make your way)\s+"
+                    r"(?:over\s+|across\s+|back\s+|down\s+|up\s+|along\s+|straight\s+|on\s+)?(?:to|into)\s+"
+                    r"(?:the|a|an|my|our|your|that|this)\s+(?P<np>[\w' \-]+?)\s*"
+                    r"(?=,|\band\b|\bthen\b|\bto (?:get|grab|fetch|bring|pick|find|take|collect)\b)")
 QUOTED = re.compile(r"(?:(?<=\s)|^)['\"]((?:[^'\"]|'(?=\w))+?)['\"](?=[\s.,!?;:)]|$)")
 
 
@@ -94,7 +99,7 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
-           "want", "need")
+           "want", "need", "wrong")
 
 
 def one_edit(a: str, b: str) -> bool:
@@ -109,15 +114,25 @@ def one_edit(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
+# ... of which these may follow a determiner ("the other", "this morning"); no verb or question word may
+NOMINAL = ("other", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
+           "wednesday", "thursday", "friday", "saturday", "sunday", "three", "four", "five", "seven", "eight", "nine")
+DETERMINERS = ("the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "some", "any", "its")
+
+
 def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
-    """Words of 4+ letters one edit away from a function word become that word."""
+    """Words of 4+ letters one edit away from a function word become that word; after a determiner only
+    a word that may stand there ("the ohter", but "the ring" is a noun, not a misspelt verb)."""
     def fix(m: re.Match) -> str:
         w = m.group(0)
         if len(w) < 4 or w in lexicon or w in STOPWORDS:
             return w
+        before = re.findall(r"[a-z']+", text[:m.start()][-12:])
+        after_determiner = bool(before) and before[-1] in DETERMINERS
         # a four-letter word is only taken for a longer one (a dropped letter): swapping one letter of a
         # short word makes another word too often
-        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x) and (len(w) > 4 or len(x) > 4)]
+        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x) and (len(w) > 4 or len(x) > 4)
+                and (not after_determiner or x in NOMINAL)]
         return near[0] if len(near) == 1 else w
     return re.sub(r"[a-z]+", fix, text)
 
@@ -138,7 +153,11 @@ _QUESTION = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|quick question|t
 
 
 def _recall_kind(s: str) -> str:
-    """The kind of a question, from its question words and verbs."""
+    """The kind of a question, from its question words and verbs (those of the main clause: "when you
+    saw the gizmo, what was beside it" asks what, not when)."""
+    main = re.sub(r"^\W*(?:when|while|after|as|once)\s+(?:you|i|we)\b[^,?]*,\s*", "", s)
+    if main != s and re.search(r"\b(?:what|which|where|how|who|was|were|did|is|are)\b", main):
+        s = main
     if re.search(r"\bhow many\b|\bhow much\b|\bnumber of\b|\bcount\b", s):
         return COUNT
     if re.search(r"\bwhen\b|\bwhat time\b|\bhow long ago\b|\bwhat day\b", s):
@@ -253,13 +272,17 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         intent = LOCATE
     match = bool(MATCH.search(s)) and intent != RECALL
     relation, place = "", ""
+    m = MOTION.search(s) if intent != RECALL else None
+    if m:  # "head to the plinth in the atrium and take the gizmo": where to go is where the thing is
+        relation, place = "at", m.group("np").strip()
+        s = s[:m.start()] + " " + s[m.end():]
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
-    for pm in re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
+    for pm in ([] if m else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|that|which|please|for|to|earlier|last|this|"
-                          rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there)\b))", s):
+                          rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there)\b))", s)):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
-    if place:
+    if place and not m:
         s = s[:s_place.start()] + " " + s[s_place.end():]
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",

@@ -27,9 +27,9 @@ def _node(nid, label, parent, **props):
             "trail": [{"since": 0.0, "until": 10.0, "parent": parent}]}
 
 
-def _fixture(fid, label, room="den"):
+def _fixture(fid, label, room="den", **props):
     return {"id": fid, "kind": "fixture", "label": label, "room": room, "position": [0.0, 0.0, 0.0],
-            "last_seen": 10.0, "observation_count": 3, "properties": {}}
+            "last_seen": 10.0, "observation_count": 3, "properties": {k: {"value": v} for k, v in props.items()}}
 
 
 def test_compound_and_modifier_words_name_a_label():
@@ -63,6 +63,9 @@ def test_places_are_named_by_the_best_known_fixture_or_room(sim):
     assert ground_place(sim, b, "the widget")[0] == ["megawidget_1"]  # a compound's head
     assert ground_place(sim, b, "the pianoforte")[0] == ["piano_1"]  # the best known fixture, below NAMED
     assert ground_place(sim, b, "the atrium")[1] == ["atrium"]
+    # of two fixtures alike, the one whose own attributes the words name
+    b.add_nodes([_fixture("piano_2", "piano", "gallery", color="mauve")])
+    assert ground_place(sim, b, "the mauve piano")[0] == ["piano_2"]
 
 
 def test_a_match_must_not_differ_in_any_attribute_both_show():

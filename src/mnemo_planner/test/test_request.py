@@ -103,3 +103,24 @@ def test_search_a_place_for_a_thing_scopes_the_search():
 def test_the_thing_after_a_place_and_there_is():
     r = rq.parse("Somewhere in the heap on the plinth there's the mauve gizmo, bring it!", NOW)
     assert r.words == ("mauve", "gizmo") and "plinth" in r.place and "gizmo" not in r.place
+
+
+def test_going_somewhere_and_taking_a_thing_puts_the_thing_there():
+    r = rq.parse("Go to the mauve plinth and get the gizmo.", NOW)
+    assert (r.relation, r.place, r.words) == ("at", "mauve plinth", ("gizmo",))
+    r = rq.parse("Head over to the plinth in the atrium and grab the ring.", NOW)
+    assert r.place == "plinth in the atrium" and r.words == ("ring",)  # a noun, not a misspelt verb
+    assert rq.parse("Please go to the crate, bring the widget", NOW).place == "crate"
+    assert rq.parse("Go and get the gizmo.", NOW).place == ""
+
+
+def test_a_word_after_a_determiner_is_a_noun_however_near_a_function_word():
+    assert rq.fix_words("brimg the ring, the ohter one") == "bring the ring, the other one"
+    r = rq.parse("Grab the gizmo (the mauve one is wromg), thanks", NOW)
+    assert r.excluded == ("mauve",)
+
+
+def test_a_clause_of_time_before_the_question_does_not_make_it_a_when_question():
+    r = rq.parse("When you saw the gizmo on the plinth, what was beside it?", NOW)
+    assert r.kind == rq.WITH and r.intent == rq.RECALL
+    assert rq.parse("When did you see the gizmo, roughly?", NOW).kind == rq.WHEN

@@ -25,12 +25,14 @@ spans [stamp, last] once compaction merged observations into it (``compaction.py
 
 Query semantics (shared by both backends):
 - text ranking: two rankings, of the views (caption similarity) and of the object sightings
-  (dense + sparse words, fused by the engine; a record ranks where its best sighting does). When
-  the best sighting is at least as similar to the query as the best view (the query names an
-  object), the sighting ranking orders the records and the view ranking only adds those no
-  sighting ranked; otherwise the reverse. The record carries the index of its best sighting in
-  the pool (``matched_sighting``, -1: none). Score: reciprocal rank, 1 / (``RRF_K`` + rank)
-  (higher is better), or the cosine similarity in stores without object sightings.
+  (dense + sparse words, fused by the engine; a record ranks where its best sighting does, except
+  that records showing each instance of the best match's class on each of its supports come
+  before records that only repeat one of those). When the best sighting is at least as similar
+  to the query as the best view (the query names an object), the sighting ranking orders the
+  records and the view ranking only adds those no sighting ranked; otherwise the view ranking
+  leads and the sighting ranking alternates with it. The record carries the index of the
+  sighting that ranked it (``matched_sighting``, -1: none). Score: reciprocal rank,
+  1 / (``RRF_K`` + rank) (higher is better), or the cosine similarity in stores without object sightings.
 - object search: the sighting ranking grouped by object instance (one answer per instance, as
   the record of its best sighting).
   Otherwise scores are -|dt| seconds (time "around"; 0 inside a record's span), -distance metres
@@ -463,18 +465,18 @@ class QdrantStoreBase:
         words = sparse_words(text) if text and text.strip() else None
         found = self._collect(lambda n: self._nearest_sightings(vec, words, cond, n), region, OBJECT_POOL * k,
                               payload_of=lambda h: h[0])
-        matched: dict[str, int] = {}  # record -> its best sighting, in the order of the sighting ranking
-        for p, _ in found:
-            matched.setdefault(p["record"], p["i"])
+        matched = _news_first(found)
         records = {point_id(r.id): r for r in (record_from_payload(p) for p, _ in views)}
         by_view = list(records)
         if views and found and self._names_an_object(vec, cond, region, views[0][1]):
-            lead, rest = list(matched), by_view
+            # the sighting ranking leads; views only add the records it did not rank
+            top = list(dict.fromkeys([*matched, *by_view]))[:k]
         else:
-            lead, rest = by_view, list(matched)
-        # the ranking of the kind that matches the query more closely leads; the other one only
-        # adds the records it did not rank (scores: reciprocal rank, as Qdrant's fusion gives them)
-        top = list(dict.fromkeys([*lead, *rest]))[:k]
+            # the view ranking leads, the sighting ranking alternating with it: a view nearer the
+            # query than any sighting is often one that shows little (an empty view's caption is
+            # its room), so the best sightings' records still reach the top k
+            top = list(dict.fromkeys(_alternate(by_view, list(matched))))[:k]
+        # scores: reciprocal rank, as Qdrant's fusion gives them
         fused = {pid: 1.0 / (RRF_K + rank + 1) for rank, pid in enumerate(top)}
         missing = [pid for pid in top if pid not in records]
         for pid, p in zip(missing, self._payloads(missing)):
@@ -553,6 +555,35 @@ class QdrantStoreBase:
                 found = found[:k]
                 return list(zip((d for d, _ in found), self._payloads([pid for _, pid in found])))
             r = min(r * 2.0, max_radius)
+
+
+def _news_first(found: list[Hit]) -> dict[str, int]:
+    """Record -> the sighting that ranks it, from a sighting ranking (best first): records showing
+    something new about the best match's class first (each instance of it, on each support it
+    was seen on), then the others in ranking order. A month of patrols holds hundreds of identical
+    sightings of an object seen daily at its place; without this they fill the top k and hide the
+    other instances of the class the query names."""
+    if not found:
+        return {}
+    wanted = found[0][0]["labels"][0]
+    new: dict[str, int] = {}
+    rest: dict[str, int] = {}
+    shown: set[tuple[str, str]] = set()
+    for p, _ in found:
+        fact = (p.get("object", ""), p.get("support", ""))
+        if p["labels"][0] == wanted and fact not in shown:
+            shown.add(fact)
+            new.setdefault(p["record"], p["i"])
+        else:
+            rest.setdefault(p["record"], p["i"])
+    return {**new, **{pid: i for pid, i in rest.items() if pid not in new}}
+
+
+def _alternate(first: list[str], second: list[str]) -> list[str]:
+    """first[0], second[0], first[1], second[1], ...; the longer list's tail at the end."""
+    out = [x for pair in zip(first, second) for x in pair]
+    n = min(len(first), len(second))
+    return out + first[n:] + second[n:]
 
 
 def _both(a: Optional[_Region], b: _Region) -> Any:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from mnemo_common.types import MemoryFilter, MemoryRecord, Pose2D, Pose3D, Sighting
 
+from mnemo_memory.caption import describe_sighting
 from mnemo_memory.service import MemoryService
+from mnemo_memory.sightings import sighting_text
 from mnemo_memory.testing import WordEmbedder
 
 CLUTTER = ["book", "sofa", "lamp", "plant", "pillow", "vase", "remote", "blanket"]
@@ -106,4 +108,50 @@ def test_object_search_of_a_store_without_object_sightings_is_empty(backend):
     memory.store.objects = False  # as a store created before object-level memory
     memory.add([_view(0, _clutter(3), 0.0)])
     assert memory.search_objects("a lamp", k=3) == []
+    memory.close()
+
+
+def test_an_instance_seen_every_day_does_not_hide_another_one_the_query_names(backend):
+    # a month of patrols: one widget seen at its place in every pass, another (the one the query
+    # names by its brand) seen once; the daily one's identical sightings match the query's other
+    # words more closely, and alone would fill the top k
+    memory = _service(backend)
+    daily = Sighting("widget", (0.0, 0.0, 0.8), object_id="widget_1", support="bench", relation="on")
+    named = Sighting("widget", (0.0, 0.0, 0.8), {"color": "grey", "size": "small", "material": "plastic",
+                                                 "state": "scratched", "brand": "Zentra", "owner": "Ola"},
+                     object_id="widget_2", support="cabinet", relation="in")
+    once = _view(0, [named, *_clutter(5)], 0.0)
+    days = [_view(i, [daily, *_clutter(5)], 10.0 * i) for i in range(1, 31)]
+    memory.add([once, *days])
+    query = "a widget of brand Zentra"
+    e = memory.embedder.embed([query, sighting_text(daily, "living_room"), once.caption, days[0].caption,
+                               sighting_text(named, "living_room"), *(sighting_text(s, "living_room") for s in _clutter(5))])
+    assert e[0] @ e[1] > max(e[2:] @ e[0])  # the daily widget's sightings are the nearest of all
+    found = memory.search_text(query, k=3)
+    assert {r.sightings[r.matched_sighting].object_id for r in found} == {"widget_1", "widget_2"}
+    assert once.id in [r.id for r in found]
+    memory.close()
+
+
+def test_views_nearer_the_query_than_any_sighting_leave_room_for_the_best_sighting(backend):
+    # empty views, whose caption is their room, match a question naming that room more closely
+    # than any object's own text does (the view ranking leads); their repeats must not fill the top k
+    memory = _service(backend)
+    widget = Sighting("widget", (0.0, 0.0, 0.8), {"color": "green", "material": "plastic", "brand": "Zentra"},
+                      object_id="widget_1", support="shelf", relation="on")
+    empty = [MemoryRecord(id="", stamp=10.0 * i, robot_pose=Pose2D(float(i), 0.0, 0.0),
+                          camera_pose=Pose3D((float(i), 0.0, 1.2)), caption="In the den: nothing recognisable.",
+                          room="den") for i in range(1, 11)]
+    seen = [widget, *_clutter(3)]
+    crowded = MemoryRecord(id="", stamp=0.0, robot_pose=Pose2D(0.0, 0.0, 0.0), camera_pose=Pose3D((0.0, 0.0, 1.2)),
+                           caption="In the den: " + ", ".join(describe_sighting(s) for s in seen) + ".",
+                           room="den", labels=sorted(s.label for s in seen), sightings=seen)
+    memory.add([crowded, *empty])
+    query = "where is my widget in the den"
+    e = memory.embedder.embed([query, empty[0].caption, crowded.caption, *(sighting_text(s, "den") for s in seen)])
+    assert e[0] @ e[1] > max(e[2:] @ e[0])  # the empty views lead
+    found = memory.search_text(query, k=3)
+    assert found[0].caption == empty[0].caption
+    assert crowded.id in [r.id for r in found]
+    assert next(r for r in found if r.id == crowded.id).matched_sighting == 0
     memory.close()

@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--radius", type=float, default=0.0, help="metres around --near; 0 = the k nearest")
     q.add_argument("--room", default="")
     q.add_argument("--label", action="append", default=[], help="keep records that saw this label (repeatable)")
+    q.add_argument("--objects", action="store_true",
+                   help="text search: one record per object instance, its best sighting's")
     q.add_argument("--k", type=int, default=10)
     q.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the memory node")
     i = sub.add_parser("ingest", help="build memory offline from a rosbag2 MCAP file")
@@ -105,6 +107,9 @@ def _query(args) -> int:
     from mnemo_common.ros import memory_record_from_msg
 
     by = choose_index(args)
+    if args.objects and by != "text":
+        print(f"mnemo memory query: --objects is a text search, not a {by} search", file=sys.stderr)
+        return 2
     f = MemoryFilter(room=args.room, labels=list(args.label))
     if by != "time" and (args.since is not None or args.until is not None):
         f.since, f.until = args.since, args.until
@@ -115,7 +120,8 @@ def _query(args) -> int:
         f.near, f.radius = args.near, args.radius
     if by == "text":
         srv_type, name = SearchMemoryByText, names.MEMORY_SEARCH_TEXT
-        req = SearchMemoryByText.Request(text=args.text, k=args.k, filter=memory_filter_to_msg(f))
+        req = SearchMemoryByText.Request(text=args.text, k=args.k, filter=memory_filter_to_msg(f),
+                                         objects=args.objects)
     elif by == "time":
         srv_type, name = SearchMemoryByTime, names.MEMORY_SEARCH_TIME
         req = SearchMemoryByTime.Request(text=args.text, k=args.k, filter=memory_filter_to_msg(f))

@@ -203,7 +203,8 @@ class MemoryNode(Node):
 
     # -- services --------------------------------------------------------------------------
     def _search_text(self, req, res):
-        records = self.memory.search_text(req.text, req.k, memory_filter_from_msg(req.filter))
+        search = self.memory.search_objects if req.objects else self.memory.search_text
+        records = search(req.text, req.k, memory_filter_from_msg(req.filter))
         res.records = self._to_msgs(records)
         return res
 

@@ -145,3 +145,31 @@ def test_ingest_query_and_errors(ros):
     cli = subprocess.run([sys.executable, "-m", "mnemo_memory.cli", "query", "--near", "4,0", "--radius", "2.5"],
                          env=ros_env(ros["domain"]), capture_output=True, text=True, timeout=60)
     assert cli.returncode == 0 and "3 records (position index)" in cli.stdout, cli.stdout + cli.stderr
+
+
+def test_object_search_over_dds(ros):
+    # one mug seen at three places, another once: object search answers each instance once, with
+    # the sighting that matched; plain text search answers records
+    def seen(i, color, x):
+        mug = Sighting("mug", (x + 1, 5.0, 0.8), {"color": color}, object_id=f"mug_{color}", support="shelf",
+                       relation="on")
+        return Observation(stamp=9000.0 + 10 * i, robot_pose=Pose2D(x, 5.0, 0.0), camera_pose=Pose3D((x, 5.0, 1.2)),
+                           room="pantry", sightings=[mug], seq=100 + i)
+
+    for i, (color, x) in enumerate((("red", 20.0), ("red", 22.0), ("red", 24.0), ("blue", 26.0))):
+        res = call(ros, AddMemoryRecord, names.MEMORY_ADD_RECORD,
+                   AddMemoryRecord.Request(observation=observation_to_msg(seen(i, color, x))))
+        assert res.error_code == 0 and res.stored
+    pantry = memory_filter_to_msg(MemoryFilter(room="pantry"))
+    res = call(ros, SearchMemoryByText, names.MEMORY_SEARCH_TEXT,
+               SearchMemoryByText.Request(text="a red mug", k=5, filter=pantry, objects=True))
+    assert res.error_code == 0
+    assert [r.sightings[r.matched_sighting].object_id for r in res.records] == ["mug_red", "mug_blue"]
+    res = call(ros, SearchMemoryByText, names.MEMORY_SEARCH_TEXT,
+               SearchMemoryByText.Request(text="a red mug", k=5, filter=pantry))
+    assert res.error_code == 0 and len(res.records) == 4
+    assert res.records[0].sightings[res.records[0].matched_sighting].object_id == "mug_red"
+    res = call(ros, SearchMemoryByText, names.MEMORY_SEARCH_TEXT,
+               SearchMemoryByText.Request(text="a red mug", k=0, objects=True))
+    assert res.error_code == Status.INVALID_ARGUMENT and res.error_msg
+    assert ros["node"].alive()

@@ -35,7 +35,7 @@ from mnemo_memory.sightings import object_sightings, sighting_text, words
 
 K = 5
 PAGE = 2000  # records read per step of a history walk
-IDENTIFY_POOL = 50  # text-search results whose instances a description is resolved among
+IDENTIFY_POOL = 50  # search results (records, then instances of a class) a description is resolved among
 CLASSES = 3  # classes whose every instance competes for a description
 
 
@@ -78,13 +78,15 @@ def identify(memory, description: str, at: Optional[float] = None) -> Optional[S
     """The sighting (instance and class) that best matches a description, or None when no
     sighting matched (a store without object-level memory).
 
-    Candidates are the instances seen in the best-matching records, then in the best-matching
-    records of each of the ``CLASSES`` classes that rank first among them (so every instance of
-    the likely class competes, however its views rank). Each candidate is ranked by its own text
-    alone, by meaning (the memory's embedding model) and by the words it shares with the
-    description, weighted by how few candidates have them (what tells it from the others), the two
-    scores fused. A record's rank mixes its view, which speaks of everything
-    in view: it says where to look, not which of the objects there is meant."""
+    Candidates are the instances seen in the best-matching records, then every instance of each
+    of the ``CLASSES`` classes that rank first among them (object search in the class: each
+    instance once, by its best sighting, however its records rank; a month of repeats of one
+    instance would fill a search for records). Each candidate is ranked by its own text alone, by
+    meaning (the memory's embedding model) and by the words it shares with the description,
+    weighted by how few candidates have them (what tells it from the others), the two scores
+    fused. A record's rank mixes its view, which speaks of everything in view: it says where to
+    look, not which of the objects there is meant. (The first step searches records, not objects:
+    an object search over every class groups a far larger share of the sightings.)"""
     found = memory.search_text(description, k=IDENTIFY_POOL, filter=_until(at))
     if not any(r.matched_sighting >= 0 for r in found):
         return None
@@ -93,7 +95,7 @@ def identify(memory, description: str, at: Optional[float] = None) -> Optional[S
         return None
     first = _ranked(memory, description, candidates)
     for label in list(dict.fromkeys(s.label for s in first))[:CLASSES]:
-        in_class = memory.search_text(description, k=IDENTIFY_POOL, filter=MemoryFilter(until=at, labels=[label]))
+        in_class = memory.search_objects(description, k=IDENTIFY_POOL, filter=MemoryFilter(until=at, labels=[label]))
         for text, s in _candidates(in_class).items():
             candidates.setdefault(text, s)
     return _ranked(memory, description, candidates)[0]

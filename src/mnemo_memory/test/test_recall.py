@@ -158,3 +158,25 @@ def test_held_spans_put_a_move_halfway_between_the_sightings_around_it():
     runs = [stay("table_1", 0.0, 10.0), stay("sink_1", 30.0, 40.0), stay("table_1", 100.0)]
     assert recall.held_spans(runs, at=150.0) == [20.0, 50.0, 80.0]
     assert recall.held_spans(runs, at=150.0, start=-30.0) == [50.0, 50.0, 80.0]
+
+
+class _RepeatsFillRecordSearch:
+    """A memory in which one mug's daily records fill every record search (as a month of
+    identical sightings does), while object search answers each instance of a class once."""
+
+    def __init__(self):
+        self.embedder = WordEmbedder()
+        self.red = [_view(10.0 * i, "table_1", [_obj("mug_red", "mug", "red", "table_1")]) for i in range(5)]
+        self.blue = _view(3.0, "shelf_1", [_obj("mug_blue", "mug", "blue", "shelf_1")])
+        for r in [*self.red, self.blue]:
+            r.matched_sighting = 0
+
+    def search_text(self, text, k=10, filter=None):
+        return self.red[:k]
+
+    def search_objects(self, text, k=10, filter=None):
+        return [self.red[0], self.blue][:k] if filter is not None and filter.labels == ["mug"] else self.red[:1]
+
+
+def test_identify_weighs_every_instance_of_the_class_however_its_records_rank():
+    assert recall.identify(_RepeatsFillRecordSearch(), "the blue mug", at=100.0).object_id == "mug_blue"

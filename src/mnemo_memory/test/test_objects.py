@@ -124,8 +124,8 @@ def test_an_instance_seen_every_day_does_not_hide_another_one_the_query_names(ba
     days = [_view(i, [daily, *_clutter(5)], 10.0 * i) for i in range(1, 31)]
     memory.add([once, *days])
     query = "a widget of brand Zentra"
-    e = memory.embedder.embed([query, sighting_text(daily, "living_room"), once.caption, days[0].caption,
-                               sighting_text(named, "living_room"), *(sighting_text(s, "living_room") for s in _clutter(5))])
+    texts = [sighting_text(s, "living_room") for s in (daily, named, *_clutter(5))]
+    e = memory.embedder.embed([query, texts[0], once.caption, days[0].caption, *texts[1:]])
     assert e[0] @ e[1] > max(e[2:] @ e[0])  # the daily widget's sightings are the nearest of all
     found = memory.search_text(query, k=3)
     assert {r.sightings[r.matched_sighting].object_id for r in found} == {"widget_1", "widget_2"}

@@ -208,7 +208,10 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     place_words = set(content_words(req.place)) if g.span and not set(g.span.split()) & set(content_words(req.place)) else set()
     g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in
                    {singular(x) for lab in g.labels[:1] for x in norm(lab).split()}]
-    if g.span:
+    # a word right before the name qualifies what the name names; where the name is only the label's
+    # qualifier ("a mauve gizmo" of a "gizmo crate"), it qualifies the gizmos, not the crate
+    heads_alike = bool(g.span) and singular(g.span.split()[-1]) == singular(norm(g.labels[0]).split()[-1])
+    if g.span and heads_alike:
         before = req.phrase.split(g.span.split()[0])[0].split() if g.span.split()[0] in req.phrase else []
         for w in reversed(before[-2:]):
             w = w.strip(",.!?'")

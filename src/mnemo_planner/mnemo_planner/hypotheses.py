@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity
-from mnemo_planner.grounding import Grounding, Similarity, describe_fit, norm
+from mnemo_planner.grounding import NEED, Grounding, Similarity, describe_fit, norm
 
 CONTAINER_PROTOTYPE = "a closed storage unit with a door or a drawer"
 SURFACE_PROTOTYPE = "an open flat surface to put things on"
@@ -120,6 +120,23 @@ def match_fit(ref: Entity, e: Entity) -> float:
     if any(k in theirs and theirs[k] != v for k, v in same.items()):
         return 0.0
     return 1.0 + sum(1 for k, v in same.items() if theirs.get(k) == v)
+
+
+def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, failed: set,
+               locked: set[str]) -> Optional[tuple[float, Entity]]:
+    """When the search cannot finish (budget nearly spent, or no plausible place left): the known
+    thing that fits the request best at all, if any. An instance of a named label whose attributes
+    fit less than ``FIT`` (none contradicted), or, for a name no label matched or a need, the thing
+    whose label is nearest the words."""
+    cands = [e for e in beliefs.entities.values() if e.support and e.current and e.support not in locked
+             and (e.key, e.support) not in failed]
+    if g.labels:
+        scored = [(fit_of(sim, beliefs, req, g, e), e) for e in cands if e.label in g.labels]
+        scored = [(f, e) for f, e in scored if f > 0.0]
+    else:
+        words = g.named or g.need
+        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands) if s >= NEED] if words else []
+    return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 
 def entity_places(beliefs: Beliefs, e: Entity, locked: set[str]) -> list[Place]:

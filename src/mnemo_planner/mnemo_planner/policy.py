@@ -26,7 +26,7 @@ from mnemo_planner.calendar import Calendar
 from mnemo_planner.dialogue import DialogueContext
 from mnemo_planner.grounding import NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels, named
 from mnemo_planner.hypotheses import (FIT, Place, entity_places, fit_of, is_container, match_fit, need_fit,
-                                      rank_entities, search_places)
+                                      rank_entities, search_places, settle_for)
 from mnemo_planner.loop import PolicyInput, WorkingEntry
 from mnemo_planner.tools import Action
 
@@ -62,6 +62,7 @@ class TaskState:
     failed: set = field(default_factory=set)  # (entity key, fixture) picks that found nothing
     target: str = ""  # the entity the request settled on
     glance: Optional[dict] = None  # entity key -> last seen, taken before reading the graph on arrival
+    settle: str = ""  # the best thing known that fits at all, fetched when the search cannot finish
 
 
 class GeneralPolicy:
@@ -295,6 +296,9 @@ class GeneralPolicy:
                 if req.intent == rq.LOCATE:
                     return Action("done", {"success": True, "reason": f"found the {e.label} at {t.at}"})
                 return Action("pick", {"target": e.key})
+        settling = self._settling(t, remaining, exhausted=False)
+        if settling is not None:
+            return settling
         if remaining <= 1:
             return Action("done", {"success": False, "reason": "the budget ran out before the object was found"})
         place = t.current
@@ -308,7 +312,8 @@ class GeneralPolicy:
                           and t.open_tries[p.fixture] < OPEN_TRIES), None)
             t.current = place
         if place is None:
-            return Action("done", {"success": False, "reason": "searched every plausible place"})
+            return self._settling(t, remaining, exhausted=True) or \
+                Action("done", {"success": False, "reason": "searched every plausible place"})
         if t.at != place.fixture:
             return Action("navigate", {"target": place.fixture})
         container = is_container(self.sim, self.beliefs, place.fixture)
@@ -327,6 +332,37 @@ class GeneralPolicy:
         t.explored.add(place.fixture)
         t.current, t.looked, t.visible = None, False, []
         return self._act(t, remaining)
+
+    def _settling(self, t: TaskState, remaining: int, exhausted: bool) -> Optional[Action]:
+        """Fetch the best thing known that fits at all once the budget left only covers going for it
+        (or no plausible place is left): a near miss is worth more than an empty gripper."""
+        req = t.req
+        if req.intent != rq.FETCH or req.match or req.pronoun or req.other:
+            return None
+        e = self.beliefs.entities.get(t.settle) if t.settle else None
+        if e is not None and ((e.key, e.support) in t.failed or e.support in t.locked
+                              or t.open_tries[e.support] >= OPEN_TRIES):
+            e = None
+        if e is None:
+            best = settle_for(self.sim, self.beliefs, req, t.g, t.failed, t.locked)
+            if best is None:
+                return None
+            e = best[1]
+            # (only a drive away from it raises the cost by more than the step it spends)
+            if not exhausted and remaining > self._cost(t, e.support) + int(t.at == e.support):
+                return None
+            t.settle = e.key
+        if t.at != e.support:
+            return Action("navigate", {"target": e.support})
+        if self._cost(t, e.support) > 1:
+            return Action("open", {"target": e.support})
+        t.target = e.key
+        return Action("pick", {"target": e.key})
+
+    def _cost(self, t: TaskState, fid: str) -> int:
+        """Steps to grasp a thing at ``fid``: a drive there, opening it, the grasp."""
+        closed = is_container(self.sim, self.beliefs, fid) and fid not in t.opened and not self._known_open(t, fid)
+        return int(t.at != fid) + int(closed) + 1
 
     def _known_open(self, t: TaskState, fid: str) -> bool:
         f = self.beliefs.fixtures.get(fid)

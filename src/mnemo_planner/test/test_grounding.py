@@ -92,3 +92,13 @@ def test_a_name_is_the_label_clearly_nearest_or_the_one_its_head_names():
     assert named([LabelMatch("a", 0.5, "x"), LabelMatch("b", 0.2, "x")]) == []  # too far from anything
     assert [m.label for m in named([LabelMatch("a", 0.6, "x")])] == ["a"]  # one label: nearer than noise
     assert named([]) == []
+
+
+def test_a_word_before_a_name_that_only_qualifies_the_label_does_not_count_against_it(sim):
+    """"A sticky gizmo" of a "gizmo crate": the word qualifies the gizmos the crate holds, not the crate."""
+    b = Beliefs()
+    b.add_nodes([_fixture("shelf_1", "shelf"), _node("c1", "gizmo crate", "shelf_1", color="teal")])
+    req = rq.parse("I want a sticky gizmo.", NOW)
+    g = ground(sim, b, req)
+    assert g.labels == ["gizmo crate"] and g.adjacent == []
+    assert fit_of(sim, b, req, g, b.entities["c1"]) >= 0.6

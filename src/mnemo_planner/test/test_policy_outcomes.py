@@ -109,3 +109,13 @@ def _refuse_first_peek(world):
             return world._fail(SkillCode.NOT_AT_FIXTURE, "somewhere else")
         return execute(action)
     return run
+
+
+def test_when_the_search_cannot_finish_the_nearest_thing_known_is_fetched():
+    """A word no known label matches ("crockery"): the search goes on while the budget allows, then
+    settles for the known thing nearest the words instead of ending empty-handed."""
+    world = World()
+    result = run_task("bring me some crockery", 6, GeneralPolicy(), world, lambda: 100.0)
+    assert world.holding in ("mug_1", "bowl_1"), world.calls
+    assert result.steps_used <= 6
+    assert any(tool == "navigate" and target == "vault_1" for tool, target in world.calls)  # it searched first

@@ -179,8 +179,15 @@ _ASK = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|now)[, ]+)*(?:name|li
 _ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
 
 
+OPTIONS = re.compile(r"\b(?:the\s+)?([\w' \-]+?)\s+ones?\s+or\s+(?:the\s+)?([\w' \-]+?)\s+ones?\b")
+
+
 def _is_question(sentence: str) -> bool:
     s = fix_words(sentence.lower().strip())
+    if s.endswith("?") and OPTIONS.search(s) and not _ACT.search(s):
+        return True  # "... the mauve one or the teal one?"
+    if re.search(r"\b(?:count|tally)\b(?! on\b)", s) and not _ACT.search(s):
+        return True  # "count the gizmos on the plinth for me": a question of how many
     if _ACT.search(s) and not s.rstrip(" .!").endswith("?"):
         return False  # "when you have a moment, bring me ...": a request with a clause of time
     if _QUESTION.match(s) or (_ASK.match(s) and not _ACT.search(s)):
@@ -226,6 +233,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         # "the mauve gizmo on the plinth is alone now; find the matching one": the other sentence
         # describes the thing the pronoun or the match refers to
         main, context = context.rstrip(".!?;") + "; " + main, ""
+    if context and not content_words(OPTIONS.sub(" ", fix_words(main.lower()))) and OPTIONS.search(main.lower()):
+        # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
+        main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
     window, time_words = calendar.window(s, now)
     if time_words:
@@ -241,7 +251,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
             excluded += content_words(m.group(1))
     options: tuple[str, ...] = ()
     asks_which = bool(re.search(r"\bwhich\b", s))
-    m = re.search(r"\b(?:the\s+)?([\w' \-]+?)\s+ones?\s+or\s+(?:the\s+)?([\w' \-]+?)\s+ones?\b", s)
+    m = OPTIONS.search(s)
     if m:
         options = tuple(x.split(" the ")[-1].strip() for x in (" " + m.group(1), " " + m.group(2)))
         s = s[:m.start()] + " " + s[m.end():]

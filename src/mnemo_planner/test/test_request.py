@@ -124,3 +124,14 @@ def test_a_clause_of_time_before_the_question_does_not_make_it_a_when_question()
     r = rq.parse("When you saw the gizmo on the plinth, what was beside it?", NOW)
     assert r.kind == rq.WITH and r.intent == rq.RECALL
     assert rq.parse("When did you see the gizmo, roughly?", NOW).kind == rq.WHEN
+
+
+def test_options_in_a_sentence_of_their_own_ask_about_the_other_sentence():
+    r = rq.parse("One of the gizmos sat on the plinth yesterday; the mauve one or the teal one?", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.WHICH and r.options == ("mauve", "teal")
+    assert "gizmos" in r.words and r.place == "plinth" and r.window is not None
+
+
+def test_a_request_to_count_is_a_question_of_how_many():
+    r = rq.parse("Can you count the gizmos in the atrium for me?", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.COUNT and r.place == "atrium"

@@ -1,6 +1,7 @@
 """Messages <-> perception core types, without cv_bridge: colour and depth images (over
 mnemo_common.ros image_from_msg/rgb_from_msg), InstanceSegmentation <-> Segmentation,
-DetectionArray <-> FrameDetections, camera pose -> heading. CameraInfo: mnemo_common.ros.
+DetectionArray <-> FrameDetections, TransformStamped <-> (parent, child, stamp, Pose3D) and a
+tf2_msgs/TFMessage's transforms, camera pose -> heading. CameraInfo: mnemo_common.ros.
 """
 from __future__ import annotations
 
@@ -69,6 +70,29 @@ def frame_detections_from_msg(msg) -> FrameDetections:
     return FrameDetections(stamp=time_from_msg(msg.header.stamp), camera_pose=pose3d_from_msg(msg.camera_pose),
                            robot_pose=pose2d_from_msg(msg.robot_pose), room=msg.room,
                            detections=[detection_from_msg(d) for d in msg.detections], image_ref=msg.image_ref)
+
+
+def transform_stamped_to_msg(parent: str, child: str, stamp: float, pose: Pose3D):
+    from geometry_msgs.msg import TransformStamped
+
+    msg = TransformStamped(child_frame_id=child)
+    msg.header.stamp = time_to_msg(stamp)
+    msg.header.frame_id = parent
+    t, r = msg.transform.translation, msg.transform.rotation
+    t.x, t.y, t.z = (float(v) for v in pose.position)
+    r.x, r.y, r.z, r.w = (float(v) for v in pose.orientation)
+    return msg
+
+
+def transform_stamped_from_msg(msg) -> tuple[str, str, float, Pose3D]:
+    """(parent, child, stamp, the child frame's pose in the parent) of a TransformStamped, rclpy's or
+    one decoded from a bag's schema (tf2_msgs need not be installed); a ROS 1 leading '/' is dropped."""
+    from builtin_interfaces.msg import Time
+
+    t, r = msg.transform.translation, msg.transform.rotation
+    stamp = time_from_msg(Time(sec=msg.header.stamp.sec, nanosec=msg.header.stamp.nanosec))
+    return (msg.header.frame_id.lstrip("/"), msg.child_frame_id.lstrip("/"), stamp,
+            Pose3D((t.x, t.y, t.z), (r.x, r.y, r.z, r.w)))
 
 
 def camera_heading(pose: Pose3D) -> Pose2D:

@@ -68,3 +68,13 @@ def test_pose_conversions():
     base = Pose3D((1.0, 2.0, 0.0), (0.0, 0.0, np.sin(0.3), np.cos(0.3)))
     _, p2 = robot_pose_from_msg(pose_stamped_to_msg(base, 1.0))
     assert p2.yaw == pytest.approx(0.6) and (p2.x, p2.y) == (1.0, 2.0)
+
+
+def test_transform_stamped_roundtrip():
+    from mnemo_perception.conversions import transform_stamped_from_msg, transform_stamped_to_msg
+
+    pose = Pose3D((1.0, -2.0, 0.5), (0.0, 0.0, 0.6, 0.8))
+    msg = transform_stamped_to_msg("odom", "base_link", 12.25, pose)
+    assert transform_stamped_from_msg(msg) == ("odom", "base_link", 12.25, pose)
+    msg.header.frame_id, msg.child_frame_id = "/odom", "/base_link"  # ROS 1 names
+    assert transform_stamped_from_msg(msg)[:2] == ("odom", "base_link")

@@ -3,7 +3,13 @@
     mnemo memory query "red mug" [--since T] [--until T] [--near X,Y --radius R] [--room R]
                                  [--label L ...] [--k N] [--by text|time|position] [--around T]
     mnemo memory ingest BAG.mcap [--topics T ...] [--data-dir DIR] [--all]
+    mnemo memory ingest BAG.mcap --raw [--config ROBOT.yaml] [--map SCENARIO.yaml] [--backend B]
+                                 [--color-topic T ...] [--camera-frame F --map-frame map] [--data-dir DIR]
     mnemo memory compact [--data-dir DIR] [--qdrant-url URL] [--collection C]
+
+``ingest`` reads mnemo's Observation messages; with ``--raw`` a robot's raw sensor recording (colour,
+depth, camera info, a camera pose topic or /tf) goes through perception and the scene graph too
+(mnemo_perception.replay), writing the scene graph beside memory.
 
 Times are robot-clock seconds ("93600") or a scenario day and clock time ("1D 02:00", "1 02:00",
 "02:00" = day 0).
@@ -17,8 +23,10 @@ import time
 from typing import Optional
 
 from mnemo_common import names
-from mnemo_common.types import MemoryFilter, MnemoError
+from mnemo_common.types import MemoryFilter, MnemoError, Status, invalid
 
+# mnemo_perception.replay.RawTopics' fields: the streams of a raw recording, each a --<stream>-topic
+RAW_STREAMS = ("color", "depth", "camera_info", "camera_pose", "robot_pose", "segmentation", "tf", "tf_static")
 _DAY_TIME = re.compile(r"^(?:(\d+)\s*[dD]?\s+)?(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?$")
 
 
@@ -79,6 +87,22 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--min-translation", type=float, default=0.5)
     i.add_argument("--min-rotation", type=float, default=0.5)
     i.add_argument("--batch-size", type=int, default=256)
+    raw = i.add_argument_group("raw sensor recordings (--raw): defaults from --config, else the perception node's")
+    raw.add_argument("--raw", action="store_true",
+                     help="replay colour, depth, camera info and camera pose (or /tf) through perception "
+                          "and the scene graph (needs mnemo_perception)")
+    raw.add_argument("--config", default="", help="robot YAML: its perception node's topics, backend and frames")
+    raw.add_argument("--map", default="", help="household-scenario file whose rooms and furniture are the map")
+    raw.add_argument("--backend", help="perception backend: ground_truth (needs segmentation) | yolo | sam")
+    raw.add_argument("--weights", help="yolo weights file (.pt)")
+    for stream in RAW_STREAMS:
+        raw.add_argument(f"--{stream.replace('_', '-')}-topic", dest=f"{stream}_topic")
+    raw.add_argument("--pose-source", choices=("auto", "topic", "tf"),
+                     help="camera pose from its PoseStamped topic or /tf (auto: the topic when the bag has it)")
+    raw.add_argument("--map-frame", help="the map frame of /tf look-ups")
+    raw.add_argument("--camera-frame", help="the camera frame of /tf look-ups (implies --pose-source tf); "
+                                            "default: the colour image's frame_id")
+    raw.add_argument("--keep-instance-ids", action="store_true", help="keep a ground-truth detector's instance ids")
     c = sub.add_parser("compact", help="merge repeated views of unchanged places (stop the memory node first)")
     c.add_argument("--data-dir", default="data")
     c.add_argument("--qdrant-url", default="")
@@ -173,17 +197,44 @@ def _query(args) -> int:
     return 0
 
 
+def _rate_limiter(args):
+    from mnemo_memory.ingest import RateLimiter
+
+    return None if args.all else RateLimiter(args.min_interval, args.min_translation, args.min_rotation)
+
+
+def _bag_image_topics(bag: str) -> list[str]:
+    """The topics of a bag that carry sensor_msgs/Image."""
+    from mcap.reader import make_reader
+
+    with open(bag, "rb") as f:
+        summary = make_reader(f).get_summary()
+    if summary is None:
+        return []
+    images = {i for i, schema in summary.schemas.items() if schema.name == "sensor_msgs/msg/Image"}
+    return sorted(c.topic for c in summary.channels.values() if c.schema_id in images)
+
+
 def _ingest(args) -> int:
+    if args.raw:
+        return _ingest_raw(args)
+    import contextlib
+
     from mnemo_common.embedding import get_embedder
 
     from mnemo_memory.bag import read_observations
-    from mnemo_memory.ingest import RateLimiter, RecordBuilder
+    from mnemo_memory.ingest import RecordBuilder
     from mnemo_memory.service import MemoryService
 
+    with contextlib.closing(read_observations(args.bag, args.topics)) as observations:
+        if next(observations, None) is None:  # nothing to store: say why before creating a store
+            images = _bag_image_topics(args.bag)
+            hint = (f"; it holds images on {', '.join(images)}: a raw sensor recording? ingest it with --raw"
+                    if images else "")
+            raise invalid(f"no Observation messages on {', '.join(args.topics)} in {args.bag}{hint}")
     embedder = get_embedder()
     memory = MemoryService.open(embedder, args.data_dir, url=args.qdrant_url, collection=args.collection)
-    limiter = None if args.all else RateLimiter(args.min_interval, args.min_translation, args.min_rotation)
-    builder = RecordBuilder(embedder, rate_limiter=limiter)
+    builder = RecordBuilder(embedder, rate_limiter=_rate_limiter(args))
     seen = stored = 0
     start = time.monotonic()
     try:
@@ -204,6 +255,35 @@ def _ingest(args) -> int:
           f"({seen - stored} skipped by the rate limiter) in {time.monotonic() - start:.1f} s; "
           f"the store now holds {total}")
     return 0 if seen else 1
+
+
+def _ingest_raw(args) -> int:
+    from dataclasses import replace
+
+    try:
+        from mnemo_perception.replay import ReplaySettings, ingest_raw_bag, settings_from_yaml
+    except ImportError as exc:
+        raise MnemoError(Status.UNAVAILABLE, f"--raw replays through perception, and mnemo_perception does not "
+                                             f"import here ({exc}); install it or ingest Observation bags") from exc
+    settings = settings_from_yaml(args.config) if args.config else ReplaySettings()
+    topics = replace(settings.topics, **{s: getattr(args, f"{s}_topic") for s in RAW_STREAMS
+                                         if getattr(args, f"{s}_topic") is not None})
+    detector = replace(settings.detector, **{k: getattr(args, k) for k in ("backend", "weights")
+                                             if getattr(args, k) is not None})
+    poses = settings.poses
+    if args.camera_frame is not None:
+        poses = replace(poses, source="tf", camera_frame=args.camera_frame)
+    poses = replace(poses, **{k: v for k, v in (("source", args.pose_source), ("map_frame", args.map_frame))
+                              if v is not None})
+    start = time.monotonic()
+    report = ingest_raw_bag(args.bag, args.data_dir, topics, detector, args.map, not args.keep_instance_ids,
+                            _rate_limiter(args), args.qdrant_url, args.collection, poses)
+    print(f"read {report.frames} frames from {args.bag} ({report.dropped} unusable), stored {report.records} "
+          f"records, scene graph of {report.nodes} nodes in {time.monotonic() - start:.1f} s under {args.data_dir}")
+    if report.skipped:
+        print(f"skipped {report.skipped} frames without camera info or pose (first: {report.skip_reason})",
+              file=sys.stderr)
+    return 0 if report.frames else 1
 
 
 def _compact(args) -> int:

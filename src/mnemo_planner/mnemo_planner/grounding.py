@@ -69,7 +69,7 @@ def lexical(span: str, label: str) -> float:
         return 0.0
     if s == lab:
         return 1.0
-    if s[-1] == lab[-1] or (len(lab) == 1 and lab[0] in s) or (len(s) == 1 and s[0] == lab[-1]):
+    if s[-1] == lab[-1]:  # (a one-word label elsewhere in the words only qualifies: a "gizmo stand")
         return HEAD
     if len(s) == len(lab) and all(one_edit(a, b) or a == b for a, b in zip(s, lab)) and sum(len(a) for a in s) >= 5:
         return 0.95  # a slip of the keyboard
@@ -87,9 +87,15 @@ class LabelMatch:
     span: str
 
 
-def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str]) -> list[LabelMatch]:
-    """Each label with the best-matching span of ``words`` (spans end in a content word)."""
+def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
+                 noun_phrase: bool = False) -> list[LabelMatch]:
+    """Each label with the best-matching span of ``words`` (spans end in a content word). Of a
+    ``noun_phrase`` (the words after the verb, nothing else), only spans that end at its head, the last
+    word: a "gizmo stand" is judged as a whole, never by its qualifier alone, even when no stand has
+    been seen yet (a participle after the noun, "the gizmo lying there", is no head)."""
     cands = [s for s in spans(list(words)) if s.split()[-1] not in STOPWORDS]
+    if noun_phrase and words and not words[-1].endswith(("ing", "ed")):
+        cands = [s for s in cands if s.split()[-1] == words[-1]]
     labels = [lab for lab in dict.fromkeys(labels) if lab]
     if not cands or not labels:
         return []
@@ -195,7 +201,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         # the noun phrase after the verb names the thing; the rest of the sentence is the situation
         # ("I want to fix the plinth, I need a gizmo")
         thing = content_words(req.named)
-        keep = named(match_labels(sim, thing, labels), thing[-1] if thing else "")
+        keep = named(match_labels(sim, thing, labels, noun_phrase=True), thing[-1] if thing else "")
     if not keep and req.place and not any(place):
         # "when did your sensors last land on the mauve gizmo": the place slot holds the thing
         thing = content_words(req.place)

@@ -263,7 +263,8 @@ class GeneralPolicy:
                 m = match_labels(self.sim, list(t.req.words), [e.label])
                 score = m[0].score if m and m[0].score >= NAMED else 0.0
         elif g.named:  # a thing never seen, asked for by name: the name must name what is in view
-            m = [x for x in named(match_labels(self.sim, g.named.split(), self.beliefs.labels()), g.named.split()[-1])
+            m = [x for x in named(match_labels(self.sim, g.named.split(), self.beliefs.labels(), noun_phrase=True),
+                                 g.named.split()[-1])
                  if x.label == e.label]
             score = m[0].score if m else 0.0
         elif g.need:  # the thing in view that best answers the need, if any answers it at all

@@ -8,7 +8,7 @@ import pytest
 
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs
-from mnemo_planner.grounding import HEAD, MODIFIER, Similarity, ground, ground_place, lexical
+from mnemo_planner.grounding import HEAD, MODIFIER, Similarity, ground, ground_place, lexical, match_labels
 from mnemo_planner.hypotheses import fit_of, match_fit
 
 NOW = 3 * 86400.0
@@ -102,3 +102,13 @@ def test_a_word_before_a_name_that_only_qualifies_the_label_does_not_count_again
     g = ground(sim, b, req)
     assert g.labels == ["gizmo crate"] and g.adjacent == []
     assert fit_of(sim, b, req, g, b.entities["c1"]) >= 0.6
+
+
+def test_a_noun_phrase_is_judged_by_words_that_end_at_its_head(sim):
+    """"The gizmo stand" names a gizmo only as far as the whole phrase is near it (the embedding's
+    judgement), never by the qualifier alone; a participle after the noun is no head."""
+    m = {x.label: x for x in match_labels(sim, ["gizmo", "stand"], ["gizmo", "widget"], noun_phrase=True)}
+    assert m["gizmo"].span == "gizmo stand" and m["gizmo"].score == pytest.approx(
+        float(sim.matrix(["gizmo stand"], ["gizmo"])[0, 0]))
+    assert match_labels(sim, ["gizmo", "stand"], ["gizmo"])[0].score == 1.0  # any span, outside a noun phrase
+    assert match_labels(sim, ["gizmo", "lying"], ["gizmo"], noun_phrase=True)[0].score == 1.0

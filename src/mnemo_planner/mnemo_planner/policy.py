@@ -349,8 +349,11 @@ class GeneralPolicy:
             if best is None:
                 return None
             e = best[1]
-            # (only a drive away from it raises the cost by more than the step it spends)
-            if not exhausted and remaining > self._cost(t, e.support) + int(t.at == e.support):
+            # (only a drive away from it raises the cost by more than the step it spends); while the
+            # place being searched can still be looked at and the thing grasped, search on
+            if not exhausted and (remaining > self._cost(t, e.support) + int(t.at == e.support)
+                                  or (t.current is not None and not t.looked
+                                      and remaining >= self._cost(t, t.current.fixture) + 1)):
                 return None
             t.settle = e.key
         if t.at != e.support:

@@ -58,6 +58,11 @@ def test_robot_yaml_gives_topics_backend_and_frames(tmp_path):
     tiago = settings_from_yaml(Path(__file__).resolve().parents[3] / "config" / "tiago.yaml")
     assert (tiago.detector.backend, tiago.poses.source, tiago.poses.map_frame) == ("yolo", "tf", "map")
     assert tiago.poses.camera_frame and tiago.detector.vocabulary
+    root = Path(__file__).resolve().parents[3]
+    for robot_name in ("tiago", "tidybot"):  # the YAMLs name the topics their launch files use
+        topics = settings_from_yaml(root / "config" / f"{robot_name}.yaml").topics
+        launch = (root / "launch" / f"{robot_name}.launch.py").read_text()
+        assert all(f'"{t}"' in launch for t in (topics.color, topics.depth, topics.camera_info)), robot_name
     robot = tmp_path / "robot.yaml"
     robot.write_text("perception:\n  ros__parameters:\n    color_topic: /head/rgb\n    depth_topic: /head/depth\n"
                      "    backend: ground_truth\n    max_pose_age: 0.5\nmemory:\n  ros__parameters: {}\n")

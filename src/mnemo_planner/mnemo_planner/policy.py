@@ -31,6 +31,8 @@ from mnemo_planner.loop import PolicyInput, WorkingEntry
 from mnemo_planner.tools import Action
 
 OPEN_TRIES = 2  # attempts on one handle before giving up on it (a lock the analyzer names ends it at once)
+SETTLE_REACH = 3  # the most steps settling waits for (a drive, opening, the grasp): with more left the search
+# goes on, and the candidates need not be scored
 OPEN_FRESH = 120.0  # s: a container seen open this recently is believed still open
 
 
@@ -345,6 +347,8 @@ class GeneralPolicy:
                               or t.open_tries[e.support] >= OPEN_TRIES):
             e = None
         if e is None:
+            if not exhausted and remaining > SETTLE_REACH:  # (no thing's cost can be higher: skip the scoring)
+                return None
             best = settle_for(self.sim, self.beliefs, req, t.g, t.failed, t.locked)
             if best is None:
                 return None

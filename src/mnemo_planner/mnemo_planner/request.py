@@ -282,17 +282,17 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         intent = LOCATE
     match = bool(MATCH.search(s)) and intent != RECALL
     relation, place = "", ""
-    m = MOTION.search(s) if intent != RECALL else None
-    if m:  # "head to the plinth in the atrium and take the gizmo": where to go is where the thing is
-        relation, place = "at", m.group("np").strip()
-        s = s[:m.start()] + " " + s[m.end():]
+    motion = MOTION.search(s) if intent != RECALL else None
+    if motion:  # "head to the plinth in the atrium and take the gizmo": where to go is where the thing is
+        relation, place = "at", motion.group("np").strip()
+        s = s[:motion.start()] + " " + s[motion.end():]
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
-    for pm in ([] if m else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
+    for pm in ([] if motion else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|that|which|please|for|to|earlier|last|this|"
                           rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there)\b))", s)):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
-    if place and not m:
+    if place and not motion:
         s = s[:s_place.start()] + " " + s[s_place.end():]
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",

@@ -140,6 +140,7 @@ class Grounding:
     span: str = ""  # the words that named the label
     modifiers: list[str] = field(default_factory=list)  # the other content words (attributes, maybe)
     adjacent: list[str] = field(default_factory=list)  # words right before the label's words: they qualify it
+    qualifiers: list[str] = field(default_factory=list)  # modifiers inside the naming span, maybe part of a name
     fixtures: list[str] = field(default_factory=list)  # fixture ids the place words name
     rooms: list[str] = field(default_factory=list)
     scope: list[str] = field(default_factory=list)  # fixtures of the search scope
@@ -177,6 +178,10 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                     return norm(" ".join([f.label, *f.attributes.values()]))
                 by_attr = [fid for fid in fixtures if any(w in own(fid).split() for w in color)]
                 fixtures = by_attr or fixtures
+            if len({beliefs.fixture_label(fid) for fid in fixtures}) > 1:
+                # labels alike by their head ("the vanity table" of several tables): nearest whole name first
+                near = sim.matrix([" ".join(rest)], [norm(beliefs.fixture_label(fid)) for fid in fixtures])[0]
+                fixtures = [fid for _, fid in sorted(zip(-near, fixtures), key=lambda x: x[0])]
     return fixtures, chosen_rooms
 
 
@@ -210,10 +215,15 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}
         g.span = keep[0].span
-    used = set(g.span.split())
+    # the span's words that the label does not spell qualify the thing ("the small cutting board" named by
+    # its head): they are attribute words like any other, though none may name an attribute at all
+    label_words = {singular(x) for lab in g.labels[:1] for x in norm(lab).split()}
+    head_named = bool(g.span) and singular(g.span.split()[-1]) in label_words
+    g.qualifiers = [w for w in g.span.split()[:-1] if w not in STOPWORDS and not any(
+        singular(w) in x for x in label_words)] if head_named else []
+    used = set(g.span.split()) - set(g.qualifiers)
     place_words = set(content_words(req.place)) if g.span and not set(g.span.split()) & set(content_words(req.place)) else set()
-    g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in
-                   {singular(x) for lab in g.labels[:1] for x in norm(lab).split()}]
+    g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in label_words]
     # a word right before the name qualifies what the name names; where the name is only the label's
     # qualifier ("a mauve gizmo" of a "gizmo crate"), it qualifies the gizmos, not the crate
     heads_alike = bool(g.span) and singular(g.span.split()[-1]) == singular(norm(g.labels[0]).split()[-1])
@@ -230,7 +240,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     if req.place:
         g.fixtures, g.rooms = place
     if not g.fixtures and not g.rooms and req.kind in ("with", "what_at", "count"):
-        g.fixtures, g.rooms = ground_place(sim, beliefs, " ".join(w for w in req.words if w not in used))
+        g.fixtures, g.rooms = ground_place(sim, beliefs, " ".join(w for w in req.words if w not in g.span.split()))
     if req.scope:
         g.scope, scope_rooms = ground_place(sim, beliefs, req.scope)
         if not g.scope and scope_rooms:
@@ -271,7 +281,7 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
             score += 1.0
         elif theirs:
             score -= 2.0  # the word tells instances apart, and names another one
-        elif singular(w) in vocabulary:
+        elif singular(w) in vocabulary and w not in g.qualifiers:
             score -= 1.0  # a word this home uses for attributes, which this thing does not show
     for w in g.adjacent:  # "a fluted gizmo" is not the widget gizmo, whatever else they share
         if w not in g.modifiers or not word_in_values(sim, w, values + [norm(e.attributes.get("owner", ""))]):

@@ -51,7 +51,10 @@ def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> f
         return 3.0 if top in anchors else -2.0
     if req.window is not None:
         return 3.0 if set(e.places(*req.window)) & anchors else -2.0
-    return 3.0 if e.support in anchors else -1.5
+    if e.support in anchors:  # (the nearest named fixture first, where several are named alike)
+        first = beliefs.fixture_label(g.fixtures[0]) if g.fixtures else ""
+        return 3.0 if not first or beliefs.fixture_label(e.support) == first else 2.9
+    return -1.5
 
 
 def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,

@@ -189,6 +189,10 @@ class GeneralPolicy:
             t.looked, t.visible = True, fresh
         if gone:
             t.failed.add((expected.key, t.at))
+        if fresh:  # the camera saw this place anew: what it holds per the graph but was not seen again is gone
+            for e in self.beliefs.entities.values():
+                if e.support == t.at and e not in fresh and e.key in before and e.label in t.g.labels:
+                    t.failed.add((e.key, t.at))
 
     # -- deciding ------------------------------------------------------------------------------
     def _ground(self, t: TaskState) -> None:
@@ -279,7 +283,7 @@ class GeneralPolicy:
             return 0.0
         siblings = [x for x in self.beliefs.entities.values() if x.label == e.label]
         fit = describe_fit(self.sim, Grounding(labels=[e.label], label_scores={e.label: score},
-                                               modifiers=g.modifiers), t.req, e, siblings, self.beliefs.value_words())
+                                               modifiers=g.modifiers, qualifiers=g.qualifiers), t.req, e, siblings, self.beliefs.value_words())
         return fit if fit >= min(FIT, score) else 0.0
 
     def _act(self, t: TaskState, remaining: int) -> Action:

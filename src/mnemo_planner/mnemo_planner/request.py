@@ -33,6 +33,7 @@ STOPWORDS = {
     "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
+    "whenever", "unless", "while", "once", "as",
     # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }
 PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
@@ -129,12 +130,18 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
             return w
         before = re.findall(r"[a-z']+", text[:m.start()][-12:])
         after_determiner = bool(before) and before[-1] in DETERMINERS
-        # a four-letter word is only taken for a longer one (a dropped letter): swapping one letter of a
-        # short word makes another word too often
-        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x) and (len(w) > 4 or len(x) > 4)
+        # a four-letter word is only taken for a longer one (a dropped letter) or for the same letters with
+        # two neighbours swapped: changing one letter of a short word makes another word too often
+        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)
+                and (len(w) > 4 or len(x) > 4 or sorted(w) == sorted(x))
                 and (not after_determiner or x in NOMINAL)]
         return near[0] if len(near) == 1 else w
     return re.sub(r"[a-z]+", fix, text)
+
+
+# Irregular past participles that may follow the thing wanted ("the gizmo brought up", "it taken away").
+PARTICIPLES = ("brought", "taken", "given", "sent", "put", "left", "kept", "got", "gotten", "shown", "held", "set",
+               "carried", "fetched", "moved", "delivered", "returned")
 
 
 NEGATED = re.compile(r"\b(?:do not|don't|dont|does not|doesn't|did not|didn't|never|not)\s+(?:\w+\s+)?"
@@ -288,7 +295,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s = s[:motion.start()] + " " + s[motion.end():]
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
     for pm in ([] if motion else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
-                          rf"\b(?:yesterday|today|and|but|so|if|when|that|which|please|for|to|earlier|last|this|"
+                          rf"\b(?:yesterday|today|and|but|so|if|when|whenever|once|unless|while|that|which|please|for|to|earlier|last|this|"
                           rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there)\b))", s)):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
@@ -308,6 +315,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         np_words: list[str] = []
         for w in m.group(1).split():
             if w in STOPWORDS and not (w == "of" and np_words):  # "a box of gizmos" is one phrase
+                break
+            if np_words and w in PARTICIPLES:  # "I'd like the gizmo brought over"
                 break
             np_words.append(w)
         while np_words and np_words[-1] == "of":

@@ -112,3 +112,26 @@ def test_a_noun_phrase_is_judged_by_words_that_end_at_its_head(sim):
         float(sim.matrix(["gizmo stand"], ["gizmo"])[0, 0]))
     assert match_labels(sim, ["gizmo", "stand"], ["gizmo"])[0].score == 1.0  # any span, outside a noun phrase
     assert match_labels(sim, ["gizmo", "lying"], ["gizmo"], noun_phrase=True)[0].score == 1.0
+
+
+def test_words_inside_the_naming_span_still_tell_instances_apart(sim):
+    """A label named by its head with other words before it ("the teal pocket gizmo crate" of a
+    "gizmo crate"): those words are attribute words too, so the instance that bears them fits best."""
+    b = Beliefs()
+    b.add_nodes([_fixture("shelf_1", "shelf"), _node("c1", "gizmo crate", "shelf_1", color="mauve", size="huge"),
+                 _node("c2", "gizmo crate", "shelf_1", color="teal", brand="Zorblax")])
+    for text, want in (("Bring me the Zorblax wobble crate.", "c2"), ("Bring me the huge wobble crate.", "c1")):
+        req = rq.parse(text, NOW)
+        g = ground(sim, b, req)
+        assert g.labels == ["gizmo crate"], text
+        fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("c1", "c2")}
+        assert max(fits, key=fits.get) == want, (text, fits)
+
+
+def test_of_several_fixtures_named_alike_by_their_head_the_nearest_whole_name_comes_first(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("t1", "side table"), _fixture("t2", "dining table"), _fixture("t3", "coffee table"),
+                 _fixture("t4", "bedside table")])
+    for phrase, first in (("the supper table", "t2"), ("the espresso table", "t3"), ("the sleeping table", "t4")):
+        fixtures, _ = ground_place(sim, b, phrase)
+        assert set(fixtures) == {"t1", "t2", "t3", "t4"} and fixtures[0] == first, (phrase, fixtures)

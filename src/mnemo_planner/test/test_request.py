@@ -135,3 +135,14 @@ def test_options_in_a_sentence_of_their_own_ask_about_the_other_sentence():
 def test_a_request_to_count_is_a_question_of_how_many():
     r = rq.parse("Can you count the gizmos in the atrium for me?", NOW)
     assert r.intent == rq.RECALL and r.kind == rq.COUNT and r.place == "atrium"
+
+
+def test_a_participle_after_the_thing_and_a_courtesy_clause_are_not_part_of_it():
+    r = rq.parse("I'd like the teal gizmo brought over whenever you can.", NOW)
+    assert r.named == "teal gizmo"
+    r = rq.parse("Get one the same as the gizmo on the plinth in the atrium whenever you can.", NOW)
+    assert r.match and r.place == "plinth in the atrium"
+
+
+def test_two_swapped_letters_of_a_short_function_word_are_a_slip():
+    assert rq.parse("Find one exactly lkie the gizmo on the plinth.", NOW).match

@@ -93,21 +93,29 @@ class Answerer:
         return f"The {e.label}'s {key} is {e.attributes[key]}."
 
     def which(self, req: rq.Request, g: Grounding, ranked: list[Entity], since: float, until: float) -> str:
-        """Of the options ("the red one or the blue one"), the one seen at the place in the window."""
-        scored = []
-        for option in req.options:
+        """Of the options ("the red one or the blue one"), the one seen at the place in the window: the
+        option the thing seen there bears, or else the only option no other thing of its kind bears (an
+        option may name what the thing lacks: "the plain one")."""
+        def bears(option: str, e: Entity) -> bool:
             words = [w for w in norm(option).split() if w]
-            for e in ranked:
-                values = [norm(str(v)) for v in e.attributes.values()]
-                if words and all(word_in_values(self.sim, w, values) for w in words):
-                    hits = self._at_place(e, g, since, until)
-                    scored.append((len(hits), max((s.until for s in hits), default=float("-inf")), option, e))
-        if not scored:
+            values = [norm(str(v)) for v in e.attributes.values()]
+            return bool(words) and all(word_in_values(self.sim, w, values) for w in words)
+
+        there = sorted(((len(h), max(s.until for s in h), e) for e in ranked
+                        for h in [self._at_place(e, g, since, until)] if h), key=lambda x: (-x[0], -x[1]))
+        if not there:
+            if any(bears(o, e) for o in req.options for e in ranked):
+                return "I did not see either of them there then."
             return "I cannot tell which one."
-        n, _, option, e = max(scored, key=lambda x: (x[0], x[1]))
-        if n == 0:
-            return "I did not see either of them there then."
-        return f"The {option} one ({e.label})."
+        seen = there[0][2]
+        mine = [o for o in req.options if bears(o, seen)]
+        if len(mine) == 1:
+            return f"The {mine[0]} one ({seen.label})."
+        others = [e for e in ranked if e.key != seen.key]
+        free = [o for o in req.options if not any(bears(o, e) for e in others)]
+        if not mine and len(free) == 1:
+            return f"The {free[0]} one ({seen.label})."
+        return "I cannot tell which one."
 
     def count(self, req: rq.Request, g: Grounding, since: float, until: float) -> str:
         labels = set(g.labels[:1]) | {lab for lab, sc in g.label_scores.items() if sc >= 0.99}
@@ -115,7 +123,7 @@ class Answerer:
         where = f" in the {g.rooms[0].replace('_', ' ')}" if g.rooms else \
             (f" on the {self.b.fixture_label(g.fixtures[0])}" if g.fixtures else "")
         label = next(iter(labels), "of them")
-        plural = label if len(found) == 1 or label.endswith("s") else label + "s"
+        plural = label if len(found) == 1 or label.endswith("s") or not labels else label + "s"
         return f"I saw {len(found)} {plural}{where}."
 
     def what_at(self, g: Grounding, since: float, until: float) -> str:

@@ -8,7 +8,7 @@ Words meet labels and values three ways: the same word (plural-insensitive), the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 import numpy as np
@@ -100,11 +100,15 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
     if not cands or not labels:
         return []
     sims = sim.matrix(cands, [norm(lab) for lab in labels])
+    whole = sim.matrix([" ".join(words)], [norm(lab) for lab in labels])[0] if noun_phrase and len(words) > 1 else None
     out = []
     for j, lab in enumerate(labels):
         best = LabelMatch(lab, 0.0, "")
         for i, c in enumerate(cands):
-            score = max(lexical(c, lab), float(sims[i, j]))
+            lex = lexical(c, lab)
+            if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
+                lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
+            score = max(lex, float(sims[i, j]))
             if score > best.score or (score == best.score and len(c) > len(best.span)):
                 best = LabelMatch(lab, score, c)
         out.append(best)
@@ -158,11 +162,20 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     room_names = {r.replace("_", " "): r for r in rooms}
     labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
     rm = [m for m in match_labels(sim, words, list(room_names)) if m.score >= PLACE]
-    fm_all = match_labels(sim, words, labels)
-    if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & set(rm[0].span.split()):
-        rm = []  # the words name a fixture better than a room ("the den gizmo stand", not "the den")
-    chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
     room_words = set(rm[0].span.split()) if rm else set()
+    tied = [m for m in rm if m.score >= rm[0].score - PLACE_TIE]
+    if len(tied) > 1 and norm(rm[0].span) != norm(rm[0].label):
+        # rooms named alike by a head most of them share ("the snug room"): the head and the word before
+        # it decide, judged as a whole (the span that tied may run on into the fixture's words)
+        head = rm[0].span.split()[-1]
+        i = words.index(head) if head in words else 0
+        room_words = set(words[max(i - 1, 0):i + 1])
+        near = sim.matrix([" ".join(words[max(i - 1, 0):i + 1])], [m.label for m in tied])[0]
+        rm = [m for m, v in sorted(zip(tied, near), key=lambda x: -x[1]) if v >= near.max() - PLACE_TIE]
+    fm_all = match_labels(sim, words, labels)
+    if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & room_words:
+        rm, room_words = [], set()  # the words name a fixture better than a room ("the den gizmo stand", not "the den")
+    chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
     rest = [w for w in words if w not in room_words]
     fixtures: list[str] = []
     if rest:
@@ -171,6 +184,13 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
             top = [m.label for m in fm if m.score >= fm[0].score - PLACE_TIE]
             fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
                         and (not chosen_rooms or beliefs.fixtures[fid].room in chosen_rooms or not beliefs.fixtures[fid].room)]
+            head = fm[0].span.split()[-1]
+            before = [i for i, w in enumerate(words) if w in room_words and head in words and i < words.index(head)]
+            if not fixtures and chosen_rooms and before:
+                # no such fixture in that room: the room's name qualifies the fixture ("the den table" may
+                # stand in another room), so every fixture so named, nearest whole name first
+                fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top]
+                rest, chosen_rooms = words, []
             color = [w for w in rest if w not in fm[0].span.split()]
             if len(fixtures) > 1 and color:  # "the mauve crate": a fixture's own attribute words
                 def own(fid: str) -> str:
@@ -195,6 +215,11 @@ def _names_a_thing(sim: Similarity, beliefs: Beliefs, word: str) -> bool:
 
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
+    inner = re.match(r"(.+?)\s+(?:on|in|at|inside|under|by)\s+(?:the|a|an|my|our|your)\s+(.+)$", req.place)
+    if req.kind == "with" and not req.words and inner and named(
+            match_labels(sim, content_words(inner.group(1)), beliefs.labels())):
+        # "what was beside the mauve gizmo on the plinth in the den": the thing, then its place
+        req = replace(req, words=tuple(content_words(inner.group(1))), place=inner.group(2))
     words = list(req.words)
     if req.kind == "with" or req.match:  # "what was next to X on Y", "like the X on Y": X may sit in the place slot
         words += content_words(req.place)
@@ -211,6 +236,8 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         # "when did your sensors last land on the mauve gizmo": the place slot holds the thing
         thing = content_words(req.place)
         keep = named(match_labels(sim, thing, labels), thing[-1] if thing else "")
+        if keep:  # ... and its other words describe the thing
+            req, place = replace(req, words=tuple(thing), place=""), ([], [])
     if keep:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}

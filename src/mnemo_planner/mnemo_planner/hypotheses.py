@@ -83,7 +83,10 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
     if req.match:
         return _matching(sim, beliefs, req, g, cands)
     scored = [(fit_of(sim, beliefs, req, g, e), e) for e in cands]
-    return sorted(((f, e) for f, e in scored if f >= FIT), key=lambda x: (-x[0], -x[1].last_seen, x[1].key))
+    # a question about a named kind of thing is answered about the instance that fits best, however
+    # well: one the robot has seen is a better answer than "not seen" (and the answer names it)
+    least = float("-inf") if req.intent == rq.RECALL else FIT
+    return sorted(((f, e) for f, e in scored if f >= least), key=lambda x: (-x[0], -x[1].last_seen, x[1].key))
 
 
 def need_fit(sim: Similarity, need: str, ents: Sequence[Entity]) -> list[float]:

@@ -227,7 +227,9 @@ class GeneralPolicy:
         return self._act(t, remaining)
 
     def _memory_query(self, t: TaskState) -> Action:
-        text = " ".join(t.g.labels[:1]) or t.g.need or t.req.phrase or t.req.text
+        # the label with the words that may tell its instances apart ("a mauve gizmo"), so that the records
+        # of the instance asked for rank first among many of its kind
+        text = " ".join([*t.g.modifiers, *t.g.labels[:1]]) if t.g.labels else t.g.need or t.req.phrase or t.req.text
         args: dict[str, Any] = {"text": text, "k": 50}
         if t.req.window is not None:
             args["since"], args["until"] = float(t.req.window[0]), float(t.req.window[1])
@@ -239,6 +241,8 @@ class GeneralPolicy:
         places: list[Place] = []
         for _, e in t.ranked[:4]:
             places += entity_places(self.beliefs, e, t.locked)
+        if t.g.scope:  # "check the crates": the places named are searched before what is known elsewhere
+            places = [p for p in places if p.fixture in t.g.scope]
         thing = t.g.labels[0] if t.g.labels else (t.g.need or t.req.phrase)
         last = max((e.last_seen for _, e in t.ranked), default=None)
         skip = t.locked | {p.fixture for p in places}

@@ -118,6 +118,8 @@ def one_edit(a: str, b: str) -> bool:
 # ... of which these may follow a determiner ("the other", "this morning"); no verb or question word may
 NOMINAL = ("other", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
            "wednesday", "thursday", "friday", "saturday", "sunday", "three", "four", "five", "seven", "eight", "nine")
+COUNTS = ("three", "four", "five", "seven", "eight", "nine")
+UNITS = ("days", "hours")
 DETERMINERS = ("the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "some", "any", "its")
 
 
@@ -132,9 +134,13 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
         after_determiner = bool(before) and before[-1] in DETERMINERS
         # a four-letter word is only taken for a longer one (a dropped letter) or for the same letters with
         # two neighbours swapped: changing one letter of a short word makes another word too often
+        after = re.findall(r"[a-z]+", text[m.end():][:12])
         near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)
                 and (len(w) > 4 or len(x) > 4 or sorted(w) == sorted(x))
-                and (not after_determiner or x in NOMINAL)]
+                and (not after_determiner or x in NOMINAL)
+                # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
+                and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
+                and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
         return near[0] if len(near) == 1 else w
     return re.sub(r"[a-z]+", fix, text)
 
@@ -277,16 +283,20 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         kind, asks = ATTRIBUTE, m.group(1)
         s = s[:m.start(1)] + " " + s[m.end(1):]
     scope = ""
-    m = re.search(r"\b(?:look|search|check|go through|rummage|try|have a look)\s+(?:in|inside|through|into|in all of|"
-                  r"all of|every one of|each of)?\s*(?!for\b|around for\b)(?P<scope>.+?)\s+(?:and|to|for|until you)\s+"
+    m = re.search(r"\b(?:look|search|check|go through|rummage|try|have a look|open)\s+(?:in|inside|through|into|in all of|"
+                  r"all of|every one of|each of)?\s*(?!for\b|around for\b)(?P<scope>(?:(?!\bfor\b).)+?)\s+(?:and|to|for|until you)\s+"
                   r"(?:then\s+)?(?:find|get|grab|look for|locate|fetch|bring|see if|spot|retrieve)\b", s) or \
         re.search(r"\b(?:look|search|check|go|rummage|hunt)\s+(?:(?:in|inside|through|into|in all of|all of|each of)\s+|"
-                  r"(?=(?:the|all|every|each|my|our|your)\b))(?P<scope>.+?)\s+for\b", s)
+                  r"(?=(?:the|all|every|each|my|our|your)\b))(?P<scope>.+?)\s+for\b", s) or \
+        re.search(r"(?:^|[,;.!?]|\band\b)\s*(?:then\s+)?(?:look|search|check|go through|rummage|try|have a look)\s+"
+                  r"(?:in|inside|through|into)?\s*(?P<scope>(?:the|all|every|each|my|our|your)\b[^,;.!?]*?)"
+                  r"\s*(?:please\s*)?(?:[,;.!?]|$)", s)
     # "look through the crates in the den for the gizmo", "search the crates for the gizmo"
     if m and intent != RECALL:
         scope = m.group("scope").strip()
+        fetching_verb = re.search(r"\b(?:bring|fetch|get|grab|retrieve|hand|give|pass|take)\b", s)
         s = s[:m.start()] + " find " + s[m.end():]
-        intent = LOCATE
+        intent = FETCH if fetching_verb else LOCATE  # (a thing found is fetched when that was asked)
     match = bool(MATCH.search(s)) and intent != RECALL
     relation, place = "", ""
     motion = MOTION.search(s) if intent != RECALL else None
@@ -305,6 +315,15 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)
     words = content_words(re.sub(r"\b(?:hand|pass)\s+(?:me|us|it|them|over|along)\b", " ", s))  # the verbs, not the nouns
+    m = re.search(r"\b(?:the|a|an|my|our|your|his|her|their|[a-z]+'s)\s+([a-z][\w\- ]*)", s) \
+        if intent == RECALL and kind != COUNT else None  # ("how many gizmos does the den hold")
+    if m:  # "where have you come across the gizmo, no hurry": the thing is the noun phrase, not the verb
+        np_words = []
+        for w in m.group(1).split():
+            if w in STOPWORDS and not (w == "of" and np_words):
+                break
+            np_words.append(w)
+        words = content_words(" ".join(np_words)) or words
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
@@ -324,7 +343,10 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         phrase = " ".join(np_words)
         if phrase and phrase not in ("something", "anything", "thing", "stuff", "whatever"):
             named = phrase
-    pronoun = bool(re.search(r"\b(?:it|them|that one|this one)\b", s)) and len(content_words(pronoun_phrase)) <= 1 \
+    it = re.search(r"\b(?:it|them|that one|this one)\b", s)
+    # ("the gizmo was on the plinth, can you find it?": the pronoun refers to the noun phrase before it)
+    named_before = bool(it) and bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)[a-z]", s[:it.start()]))
+    pronoun = bool(it) and len(content_words(pronoun_phrase)) <= 1 and not named_before \
         and not quoted and not re.search(r"\bon it\b", s)
     other = bool(OTHER.search(s)) and len([w for w in words if w not in ("ones",)]) <= 1
     return Request(text=raw, intent=intent, kind=kind, words=tuple(words), phrase=re.sub(r"\s+", " ", s).strip(),

@@ -135,3 +135,21 @@ def test_of_several_fixtures_named_alike_by_their_head_the_nearest_whole_name_co
     for phrase, first in (("the supper table", "t2"), ("the espresso table", "t3"), ("the sleeping table", "t4")):
         fixtures, _ = ground_place(sim, b, phrase)
         assert set(fixtures) == {"t1", "t2", "t3", "t4"} and fixtures[0] == first, (phrase, fixtures)
+
+
+def test_a_room_named_by_a_head_most_rooms_share_is_judged_by_the_words_before_it(sim):
+    b = Beliefs()
+    rooms = ["living_room", "bedroom", "bathroom", "dining_room", "utility_room", "playroom", "kitchen"]
+    b.add_nodes([_fixture(f"shelf_{i}", "wall shelf", room=r) for i, r in enumerate(rooms)])
+    fixtures, chosen = ground_place(sim, b, "the shelf in the family room")
+    assert "living_room" in chosen and not {"bathroom", "utility_room", "playroom", "kitchen"} & set(chosen), chosen
+    assert fixtures and all(b.fixtures[f].room in chosen for f in fixtures)
+
+
+def test_a_room_word_before_a_fixture_that_room_lacks_qualifies_the_fixture(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("t1", "dining table", room="dining_room"), _fixture("t2", "coffee table", room="lounge"),
+                 _fixture("c1", "counter", room="kitchen")])
+    fixtures, chosen = ground_place(sim, b, "the kitchen table")
+    assert fixtures[0] == "t1" and set(fixtures) == {"t1", "t2"} and chosen == []
+    assert ground_place(sim, b, "the counter in the kitchen") == (["c1"], ["kitchen"])

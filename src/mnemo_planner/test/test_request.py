@@ -146,3 +146,17 @@ def test_a_participle_after_the_thing_and_a_courtesy_clause_are_not_part_of_it()
 
 def test_two_swapped_letters_of_a_short_function_word_are_a_slip():
     assert rq.parse("Find one exactly lkie the gizmo on the plinth.", NOW).match
+
+
+def test_a_question_names_its_thing_by_the_noun_phrase_not_by_the_verb_before_it():
+    assert rq.parse("Where have you come across the teal gizmo crate?", NOW).words == ("teal", "gizmo", "crate")
+    assert rq.parse("When was the mauve widget last around, no hurry?", NOW).words == ("mauve", "widget")
+    assert "gizmos" in rq.parse("How many gizmos does the atrium have?", NOW).words
+
+
+def test_a_search_scope_of_its_own_and_a_fetch_verb_keep_the_request_a_fetch():
+    r = rq.parse("I need the gizmo, check the crates in the atrium please!", NOW)
+    assert r.scope == "the crates in the atrium" and r.words == ("gizmo",)
+    r = rq.parse("Look in the atrium for the teal gizmo and bring it to me.", NOW)
+    assert r.scope == "the atrium" and r.intent == rq.FETCH and r.words == ("teal", "gizmo")
+    assert rq.parse("Open the crates in the atrium and find the gizmo.", NOW).scope == "the crates in the atrium"

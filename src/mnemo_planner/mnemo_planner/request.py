@@ -116,10 +116,10 @@ def one_edit(a: str, b: str) -> bool:
 
 
 # ... of which these may follow a determiner ("the other", "this morning"); no verb or question word may
-NOMINAL = ("other", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
-           "wednesday", "thursday", "friday", "saturday", "sunday", "three", "four", "five", "seven", "eight", "nine")
 COUNTS = ("three", "four", "five", "seven", "eight", "nine")
 UNITS = ("days", "hours")
+NOMINAL = ("other", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
+           "wednesday", "thursday", "friday", "saturday", "sunday") + COUNTS
 DETERMINERS = ("the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "some", "any", "its")
 
 
@@ -318,12 +318,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     m = re.search(r"\b(?:the|a|an|my|our|your|his|her|their|[a-z]+'s)\s+([a-z][\w\- ]*)", s) \
         if intent == RECALL and kind != COUNT else None  # ("how many gizmos does the den hold")
     if m:  # "where have you come across the gizmo, no hurry": the thing is the noun phrase, not the verb
-        np_words = []
-        for w in m.group(1).split():
-            if w in STOPWORDS and not (w == "of" and np_words):
-                break
-            np_words.append(w)
-        words = content_words(" ".join(np_words)) or words
+        words = content_words(noun_phrase(m.group(1))) or words
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
@@ -331,16 +326,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                          r"put|left|placed|stored|hid|dropped|(?:look|looking|search|hunt) for)\s+"
                          r"(?:me\s+|us\s+|over\s+)?(?:(?:the|a|an|my|some|any|our|his|her|their|[a-z]+'s)\s+)?"
                          r"([a-z][\w\- ]*)", s):
-        np_words: list[str] = []
-        for w in m.group(1).split():
-            if w in STOPWORDS and not (w == "of" and np_words):  # "a box of gizmos" is one phrase
-                break
-            if np_words and w in PARTICIPLES:  # "I'd like the gizmo brought over"
-                break
-            np_words.append(w)
-        while np_words and np_words[-1] == "of":
-            np_words.pop()
-        phrase = " ".join(np_words)
+        phrase = noun_phrase(m.group(1))
         if phrase and phrase not in ("something", "anything", "thing", "stuff", "whatever"):
             named = phrase
     it = re.search(r"\b(?:it|them|that one|this one)\b", s)
@@ -353,6 +339,19 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                    quoted=quoted, owner=owner, relation=relation, place=place, window=window,
                    time_words=time_words.strip(), habit=habit, excluded=tuple(excluded), options=options,
                    match=match, pronoun=pronoun, other=other, scope=scope, context=context, asks=asks, named=named)
+
+
+def noun_phrase(text: str) -> str:
+    """The words that open ``text`` up to the first function word ("a box of gizmos" is one phrase) or a
+    participle after them ("the gizmo brought over")."""
+    out: list[str] = []
+    for w in text.split():
+        if (w in STOPWORDS and not (w == "of" and out)) or (out and w in PARTICIPLES):
+            break
+        out.append(w)
+    while out and out[-1] == "of":
+        out.pop()
+    return " ".join(out)
 
 
 def pronoun_only(s: str) -> bool:

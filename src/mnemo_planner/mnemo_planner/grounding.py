@@ -165,7 +165,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     room_words = set(rm[0].span.split()) if rm else set()
     tied = [m for m in rm if m.score >= rm[0].score - PLACE_TIE]
     if len(tied) > 1 and norm(rm[0].span) != norm(rm[0].label):
-        # rooms named alike by a head most of them share ("the snug room"): the head and the word before
+        # rooms named alike by a head most of them share ("the gizmo room"): the head and the word before
         # it decide, judged as a whole (the span that tied may run on into the fixture's words)
         head = rm[0].span.split()[-1]
         i = words.index(head) if head in words else 0
@@ -199,7 +199,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                 by_attr = [fid for fid in fixtures if any(w in own(fid).split() for w in color)]
                 fixtures = by_attr or fixtures
             if len({beliefs.fixture_label(fid) for fid in fixtures}) > 1:
-                # labels alike by their head ("the vanity table" of several tables): nearest whole name first
+                # labels alike by their head ("the gizmo table" of several tables): nearest whole name first
                 near = sim.matrix([" ".join(rest)], [norm(beliefs.fixture_label(fid)) for fid in fixtures])[0]
                 fixtures = [fid for _, fid in sorted(zip(-near, fixtures), key=lambda x: x[0])]
     return fixtures, chosen_rooms

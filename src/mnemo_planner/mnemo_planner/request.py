@@ -317,7 +317,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     words = content_words(re.sub(r"\b(?:hand|pass)\s+(?:me|us|it|them|over|along)\b", " ", s))  # the verbs, not the nouns
     m = re.search(r"\b(?:the|a|an|my|our|your|his|her|their|[a-z]+'s)\s+([a-z][\w\- ]*)", s) \
         if intent == RECALL and kind != COUNT else None  # ("how many gizmos does the den hold")
-    if m:  # "where have you come across the gizmo, no hurry": the thing is the noun phrase, not the verb
+    if m:  # "where have you glimpsed the gizmo, at your leisure": the thing is the noun phrase, not the verb
         words = content_words(noun_phrase(m.group(1))) or words
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
@@ -343,7 +343,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
 
 def noun_phrase(text: str) -> str:
     """The words that open ``text`` up to the first function word ("a box of gizmos" is one phrase) or a
-    participle after them ("the gizmo brought over")."""
+    participle after them ("the gizmo carried in")."""
     out: list[str] = []
     for w in text.split():
         if (w in STOPWORDS and not (w == "of" and out)) or (out and w in PARTICIPLES):

@@ -62,5 +62,5 @@ def test_an_option_that_names_what_the_thing_lacks_is_found_by_elimination(sim):
 def test_a_question_about_a_kind_is_answered_about_the_instance_seen_even_when_a_word_fits_none(sim):
     b = _home()
     # this home's things come in teal, but no gizmo does: "not seen" would still be the wrong answer
-    a = _answer(sim, b, "Where have you come across the teal gizmo?")
+    a = _answer(sim, b, "Where have you glimpsed the teal gizmo?")
     assert "not seen" not in a and "crate" in a, a

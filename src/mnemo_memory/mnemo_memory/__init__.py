@@ -14,7 +14,7 @@ In-process API (no ROS)::
     memory.search_position(x, y, radius=2.0, k=10, text="")  # radius <= 0: the k nearest
     memory.get(record_id) -> MemoryRecord (with embedding); memory.count(); memory.close()
 
-Indexing and speed (embedded engine, ``edge_store.EdgeTuning``): HNSW (m 16, ef_construct 64,
+Indexing and speed (embedded engine, ``tuning.EdgeTuning``): HNSW (m 16, ef_construct 64,
 search ef 64) over int8 scalar-quantized vectors kept in RAM, rescored with the float vectors;
 built one segment (~13k records) at a time as the store fills: ``MemoryService.add`` runs
 ``store.optimize()`` when ``store.optimize_due()`` (blocking for seconds, GIL held, so queries

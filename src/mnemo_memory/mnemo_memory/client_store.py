@@ -17,10 +17,11 @@ from qdrant_client import QdrantClient, models
 
 from mnemo_common.types import MnemoError, Status
 
-from mnemo_memory.edge_store import SCHEMA_VERSION, EdgeTuning, check_meta
+from mnemo_memory.edge_store import SCHEMA_VERSION, check_meta
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.store import OBJECT_POOL, RRF_K, Conditions, Hit, QdrantStoreBase
+from mnemo_memory.tuning import EdgeTuning
 
 
 def _time_conditions(ends: list[tuple[str, str, float]]) -> list:

@@ -8,12 +8,14 @@ Words meet labels and values three ways: the same word (plural-insensitive), the
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 import numpy as np
 
 from mnemo_planner.beliefs import Beliefs, Entity
+from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
 from mnemo_planner.request import STOPWORDS, Request, content_words, one_edit
 
@@ -29,6 +31,7 @@ VALUE = 0.82  # similarity at which a word names an attribute value it does not 
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
 COMPATIBLE = 0.7  # ... unless the words together stay this close to the label
+KIND = (0.85, 0.8, 0.65)  # score of names the lexicon relates: synonyms, one is-a link, two links
 
 
 def norm(phrase: str) -> str:
@@ -67,17 +70,27 @@ def lexical(span: str, label: str) -> float:
     s, lab = norm(span).split(), norm(label).split()
     if not s or not lab:
         return 0.0
-    if s == lab:
+    if s == lab or "".join(s) == "".join(lab):  # (a compound written apart or joined: "gizmo box", "gizmobox")
         return 1.0
     if s[-1] == lab[-1]:  # (a one-word label elsewhere in the words only qualifies: a "gizmo stand")
         return HEAD
     if len(s) == len(lab) and all(one_edit(a, b) or a == b for a, b in zip(s, lab)) and sum(len(a) for a in s) >= 5:
         return 0.95  # a slip of the keyboard
+    if len(s[-1]) >= 5 and one_edit(s[-1], lab[-1]):
+        return HEAD - 0.05  # ... in the head of a longer name ("the mauve gizmoo")
     if len(s) == 1 and len(lab) == 1 and len(s[0]) >= 4 and lab[0].endswith(s[0]):
         return HEAD  # "widget" ~ "megawidget": the head of a compound word
     if len(s) == 1 and s[0] in lab[:-1]:
         return MODIFIER  # "gizmo" ~ "gizmo crate": the label's head is what holds or carries the word
     return 0.0
+
+
+@lru_cache(maxsize=65536)
+def related(span: str, label: str) -> float:
+    """Score of names the lexical database relates ("billfold" ~ "wallet": the same thing; or one
+    a kind of the other), which the embedding model may place far apart."""
+    d = lexicon().distance(norm(span), norm(label))
+    return 0.0 if d is None else KIND[d]
 
 
 @dataclass
@@ -109,6 +122,7 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
             score = max(lex, float(sims[i, j]))
+            score = max(score, related(c, lab))
             if score > best.score or (score == best.score and len(c) > len(best.span)):
                 best = LabelMatch(lab, score, c)
         out.append(best)
@@ -213,10 +227,24 @@ def _names_a_thing(sim: Similarity, beliefs: Beliefs, word: str) -> bool:
     return bool(m) and m[0].score >= NAMED
 
 
+def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[LabelMatch]:
+    """The kind of thing whose instances alone bear a word of the phrase in an attribute (a brand, a
+    printed name: "the Zenthra thingummy" of a home where only a gizmo says Zenthra), when no label is
+    named. A value that several kinds bear (a colour) tells nothing."""
+    bearers: dict[str, set[str]] = {}
+    for e in beliefs.entities.values():
+        for k, v in e.attributes.items():
+            if k != "owner":
+                for w in norm(str(v)).split():
+                    bearers.setdefault(w, set()).add(e.label)
+    kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1}
+    return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
+
+
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
     inner = re.match(r"(.+?)\s+(?:on|in|at|inside|under|by)\s+(?:the|a|an|my|our|your)\s+(.+)$", req.place)
-    if req.kind == "with" and not req.words and inner and named(
+    if req.kind == "with" and inner and not named(match_labels(sim, list(req.words), beliefs.labels())) and named(
             match_labels(sim, content_words(inner.group(1)), beliefs.labels())):
         # "what was beside the mauve gizmo on the plinth in the den": the thing, then its place
         req = replace(req, words=tuple(content_words(inner.group(1))), place=inner.group(2))
@@ -238,6 +266,8 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         keep = named(match_labels(sim, thing, labels), thing[-1] if thing else "")
         if keep:  # ... and its other words describe the thing
             req, place = replace(req, words=tuple(thing), place=""), ([], [])
+    if not keep and (req.named or req.intent == "recall"):  # (a need names no thing: "something to ...")
+        keep = by_value(sim, beliefs, content_words(req.named) if req.named and req.intent != "recall" else words)
     if keep:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}
@@ -245,7 +275,8 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     # the span's words that the label does not spell qualify the thing ("the small cutting board" named by
     # its head): they are attribute words like any other, though none may name an attribute at all
     label_words = {singular(x) for lab in g.labels[:1] for x in norm(lab).split()}
-    head_named = bool(g.span) and singular(g.span.split()[-1]) in label_words
+    head_named = bool(g.span) and (singular(g.span.split()[-1]) in label_words or
+                                   lexical(g.span.split()[-1], g.labels[0]) >= HEAD - 0.05)  # (or a slip of it)
     g.qualifiers = [w for w in g.span.split()[:-1] if w not in STOPWORDS and not any(
         singular(w) in x for x in label_words)] if head_named else []
     used = set(g.span.split()) - set(g.qualifiers)

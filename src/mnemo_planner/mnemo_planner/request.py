@@ -33,7 +33,7 @@ STOPWORDS = {
     "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
-    "whenever", "unless", "while", "once", "as",
+    "whenever", "unless", "while", "once", "as", "tell", "know", "remind",
     # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }
 PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
@@ -100,7 +100,11 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
-           "want", "need", "wrong")
+           "want", "need", "wrong", "with", "next", "near")
+# a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a
+# contraction of English ("here's", "that's", "there's")
+WH = ("where", "what", "when", "which")
+CONTRACTED = ("here", "there", "that", "it", "he", "she", "who", "let", "one")
 
 
 def one_edit(a: str, b: str) -> bool:
@@ -142,6 +146,14 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
                 and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
                 and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
         return near[0] if len(near) == 1 else w
+
+    def wh(m: re.Match) -> str:
+        w = m.group(1)
+        if w in WH or w in CONTRACTED:
+            return m.group(0)
+        near = [x for x in WH if one_edit(w, x)]
+        return near[0] + "'s" if len(near) == 1 else m.group(0)
+    text = re.sub(r"\b([a-z]+)'s\b", wh, text)
     return re.sub(r"[a-z]+", fix, text)
 
 
@@ -189,6 +201,9 @@ def _recall_kind(s: str) -> str:
 
 
 _ASK = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|now)[, ]+)*(?:name|list|tell me|say)\b")
+# "..., tell me what was beside the gizmo": a question put as a request to tell, after any opening
+_TELL = re.compile(r"\b(?:tell|remind) (?:me|us)\b|\blet (?:me|us) know\b")
+_WH_AFTER = re.compile(r"^\s*(?:what|where|which|when|how many|how much|whether|if)\b")
 _ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
 
 
@@ -204,6 +219,9 @@ def _is_question(sentence: str) -> bool:
     if _ACT.search(s) and not s.rstrip(" .!").endswith("?"):
         return False  # "when you have a moment, bring me ...": a request with a clause of time
     if _QUESTION.match(s) or (_ASK.match(s) and not _ACT.search(s)):
+        return True
+    tell = _TELL.search(s)
+    if tell and _WH_AFTER.match(s[tell.end():]):
         return True
     # a question of fact asked otherwise ("... was it the red one?"), not a plea for help ("can you help?")
     if re.search(r"\b(?:where|when|how many|which)\b[^,.;!?]*\?$", s):
@@ -250,6 +268,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
         main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
+    tell = _TELL.search(s)
+    if tell and _WH_AFTER.match(s[tell.end():]) and not _ACT.search(s):
+        s = " " + s[tell.start():]  # "do me a favour and tell me what ...": the question is what follows
     window, time_words = calendar.window(s, now)
     if time_words:
         s = s.replace(time_words, " ")

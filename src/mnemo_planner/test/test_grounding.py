@@ -153,3 +153,21 @@ def test_a_room_word_before_a_fixture_that_room_lacks_qualifies_the_fixture(sim)
     fixtures, chosen = ground_place(sim, b, "the kitchen table")
     assert fixtures[0] == "t1" and set(fixtures) == {"t1", "t2"} and chosen == []
     assert ground_place(sim, b, "the counter in the kitchen") == (["c1"], ["kitchen"])
+
+
+def test_a_compound_written_joined_and_a_slip_in_a_longer_name_s_head_name_the_label():
+    assert lexical("gizmobox", "gizmo box") == 1.0
+    assert lexical("teal gizmoo", "crate of gizmo") == HEAD - 0.05
+    assert lexical("gizmos", "crate of gizmo") == HEAD
+    assert lexical("gadget", "crate of gizmo") == 0.0
+
+
+def test_a_word_only_one_kind_bears_in_an_attribute_names_that_kind(sim):
+    b = Beliefs()  # (made-up names, so that neither the embedding model nor a lexicon relates them)
+    b.add_nodes([_fixture("p1", "plinth"), _node("g1", "blicket", "p1", brand="Zenthra", color="teal"),
+                 _node("w1", "dax", "p1", color="teal"), _node("w2", "dax", "p1", brand="Quorvo")])
+    g = ground(sim, b, rq.parse("Where's the Zenthra snorkum?", NOW))
+    assert g.labels == ["blicket"] and "zenthra" in g.modifiers
+    assert ground(sim, b, rq.parse("Where's the teal snorkum?", NOW)).labels == []  # borne by two kinds
+    assert ground(sim, b, rq.parse("Where's the Zenthra Quorvo snorkum?", NOW)).labels == []  # words disagree
+    assert ground(sim, b, rq.parse("I need something to make a teal Zenthra.", NOW)).labels == []  # a need

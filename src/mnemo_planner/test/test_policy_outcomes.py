@@ -112,10 +112,11 @@ def _refuse_first_peek(world):
 
 
 def test_when_the_search_cannot_finish_the_nearest_thing_known_is_fetched():
-    """A word no known label matches ("crockery"): the search goes on while the budget allows, then
-    settles for the known thing nearest the words instead of ending empty-handed."""
+    """A word no known label matches ("dinnerware": neither the embedding model nor the lexicon names a
+    label by it): the search goes on while the budget allows, then settles for the known thing nearest
+    the words instead of ending empty-handed."""
     world = World()
-    result = run_task("bring me some crockery", 6, GeneralPolicy(), world, lambda: 100.0)
+    result = run_task("bring me some dinnerware", 6, GeneralPolicy(), world, lambda: 100.0)
     assert world.holding in ("mug_1", "bowl_1"), world.calls
     assert result.steps_used <= 6
     assert any(tool == "navigate" and target == "vault_1" for tool, target in world.calls)  # it searched first

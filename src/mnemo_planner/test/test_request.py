@@ -160,3 +160,20 @@ def test_a_search_scope_of_its_own_and_a_fetch_verb_keep_the_request_a_fetch():
     r = rq.parse("Look in the atrium for the teal gizmo and bring it to me.", NOW)
     assert r.scope == "the atrium" and r.intent == rq.FETCH and r.words == ("teal", "gizmo")
     assert rq.parse("Open the crates in the atrium and find the gizmo.", NOW).scope == "the crates in the atrium"
+
+
+def test_a_question_put_as_a_request_to_tell_after_an_opening_clause():
+    r = rq.parse("Right then, tell me what else sat in the crate with the gizmo!", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.WITH
+    r = rq.parse("Be a star and tell me what was beside the mauve gizmo on the plinth.", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.WITH and r.place == "mauve gizmo on the plinth"
+    assert rq.parse("Tell me where the gizmo is and then bring it here.", NOW).intent == rq.FETCH
+
+
+def test_slips_in_a_question_word_contraction_and_in_short_prepositions():
+    r = rq.parse("Wehre's the teal gizmo?", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.WHERE and r.owner == "" and r.words == ("teal", "gizmo")
+    assert rq.parse("Here's a thought, bring me the gizmo.", NOW).intent == rq.FETCH  # a contraction of English
+    r = rq.parse("Which things were kept in the crate along wiht the gizmo?", NOW)
+    assert r.kind == rq.WITH and r.place == "crate"
+    assert rq.parse("What stood neext to the gizmo on the plinth?", NOW).relation in ("next to", "")

@@ -1,0 +1,118 @@
+"""Names of things that the embedding model does not relate, from a lexical database: WordNet's noun
+synonym sets and their is-a links, read from the database files that Debian's ``wordnet-base`` (and
+every WordNet 3.x distribution) installs.
+
+Only senses of physical things count (artifacts, food, natural objects, plants, substances: WordNet's
+own lexicographer files), so a word's figurative senses relate nothing. Without the files the lexicon
+is empty and every relation is None: grounding then relies on the embedding model alone.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Optional
+
+from mnemo_planner.words import singular
+
+DEFAULT_ROOT = "/usr/share/wordnet"
+ENV = "MNEMO_WORDNET"  # a directory holding index.noun, data.noun and noun.exc; "" turns the lexicon off
+PHYSICAL = {"06", "13", "17", "20", "27"}  # noun.artifact, noun.food, noun.object, noun.plant, noun.substance
+HYPERNYM = ("@", "@i")
+
+
+class Lexicon:
+    """Synsets of nouns and their hypernyms, read lazily from a WordNet database directory."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._index: dict[str, tuple[int, ...]] = {}
+        self._irregular: dict[str, str] = {}
+        self._synsets: dict[int, tuple[str, tuple[int, ...]]] = {}
+        self._data = None
+        index = os.path.join(root, "index.noun")
+        if not os.path.isfile(index) or not os.path.isfile(os.path.join(root, "data.noun")):
+            return
+        with open(index, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith(" "):
+                    continue  # the licence header
+                parts = line.split()
+                try:
+                    n = int(parts[2])
+                except (IndexError, ValueError):
+                    continue
+                self._index[parts[0]] = tuple(int(o) for o in parts[-n:])
+        exc = os.path.join(root, "noun.exc")
+        if os.path.isfile(exc):
+            with open(exc, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) >= 2:
+                        self._irregular.setdefault(parts[0], parts[1])
+        self._data = open(os.path.join(root, "data.noun"), "rb")
+
+    def __bool__(self) -> bool:
+        return bool(self._index)
+
+    def _synset(self, offset: int) -> tuple[str, tuple[int, ...]]:
+        """(lexicographer file, hypernym offsets) of the synset stored at ``offset`` of data.noun."""
+        if offset not in self._synsets:
+            self._data.seek(offset)
+            parts = self._data.readline().decode("utf-8", "replace").split("|")[0].split()
+            words = int(parts[3], 16)
+            at = 4 + 2 * words
+            pointers = int(parts[at])
+            ups = tuple(int(parts[at + 1 + 4 * i + 1]) for i in range(pointers)
+                        if parts[at + 1 + 4 * i] in HYPERNYM)
+            self._synsets[offset] = (parts[1], ups)
+        return self._synsets[offset]
+
+    def senses(self, phrase: str) -> tuple[int, ...]:
+        """Synsets of physical things that the phrase (one or more words) names as a whole."""
+        words = phrase.lower().replace("-", " ").split()
+        if not words:
+            return ()
+        last = words[-1]
+        for form in dict.fromkeys((last, self._irregular.get(last, last), singular(last))):
+            key = "_".join(words[:-1] + [form])
+            if key in self._index:
+                return tuple(o for o in self._index[key] if self._synset(o)[0] in PHYSICAL)
+        return ()
+
+    def ancestors(self, offsets: tuple[int, ...], hops: int) -> dict[int, int]:
+        """Each synset up to ``hops`` is-a links above ``offsets``, with its distance."""
+        out = {o: 0 for o in offsets}
+        frontier = list(offsets)
+        for d in range(1, hops + 1):
+            nxt = []
+            for o in frontier:
+                for up in self._synset(o)[1]:
+                    if up not in out:
+                        out[up] = d
+                        nxt.append(up)
+            frontier = nxt
+        return out
+
+    def distance(self, a: str, b: str, hops: int = 2) -> Optional[int]:
+        """Is-a links between what two phrases name (0: synonyms), up to ``hops``; None when
+        unrelated or unknown. Only one direction counts per pair: one must be a kind of the other."""
+        sa, sb = self.senses(a), self.senses(b)
+        if not sa or not sb:
+            return None
+        best = None
+        for lower, upper in ((sa, sb), (sb, sa)):
+            up = self.ancestors(lower, hops)
+            for o in upper:
+                if o in up and (best is None or up[o] < best):
+                    best = up[o]
+        return best
+
+
+@lru_cache(maxsize=4)
+def _load(root: str) -> Lexicon:
+    return Lexicon(root)
+
+
+def lexicon() -> Lexicon:
+    """The process's lexicon, from ``$MNEMO_WORDNET`` or Debian's WordNet directory."""
+    return _load(os.environ.get(ENV, DEFAULT_ROOT))

@@ -1,0 +1,93 @@
+"""The lexicon reads WordNet's database format (synonym sets addressed by byte offset, is-a links):
+a miniature database of invented nouns is written here, so the test needs no installed WordNet and
+only the mechanism can pass."""
+from __future__ import annotations
+
+import pytest
+
+from mnemo_planner import grounding, lexicon as lx
+
+# (key, lexicographer file, words, hypernym keys): 06 is WordNet's file of artifacts, 26 of states
+SYNSETS = [
+    ("holder", "06", ["holder"], []),
+    ("gizmo", "06", ["gizmo", "widget"], ["holder"]),
+    ("megagizmo", "06", ["megagizmo", "blue_gizmo"], ["gizmo"]),
+    ("plinth", "06", ["plinth"], []),
+    ("mood", "26", ["widget"], []),  # a sense that is no physical thing: it relates nothing
+]
+
+
+def _line(key, offsets) -> str:
+    _, lexfile, words, ups = next(s for s in SYNSETS if s[0] == key)
+    ptrs = "".join(f" @ {offsets.get(u, 0):08d} n 0000" for u in ups)
+    return (f"{offsets.get(key, 0):08d} {lexfile} n {len(words):02x} " + " ".join(f"{w} 0" for w in words)
+            + f" {len(ups):03d}{ptrs} | gloss of {key}  \n")
+
+
+def _write_db(root) -> None:
+    """data.noun addresses each synset by its byte offset; offsets have a fixed width, so each
+    line's length is known before the offsets are."""
+    header = "  1 a miniature database in WordNet 3 format  \n"
+    offsets, at = {}, len(header)
+    for key, *_ in SYNSETS:
+        offsets[key] = at
+        at += len(_line(key, {}))
+    (root / "data.noun").write_text(header + "".join(_line(k, offsets) for k, *_ in SYNSETS), encoding="utf-8")
+    index: dict[str, list[int]] = {}
+    for key, _, words, _ in SYNSETS:
+        for w in words:
+            index.setdefault(w, []).append(offsets[key])
+    (root / "index.noun").write_text("  1 header line\n" + "".join(
+        f"{w} n {len(o)} 1 @ {len(o)} 0 " + " ".join(f"{x:08d}" for x in o) + "  \n" for w, o in sorted(index.items())),
+        encoding="utf-8")
+    (root / "noun.exc").write_text("gizmata gizmo\n", encoding="utf-8")
+
+
+@pytest.fixture
+def mini(tmp_path, monkeypatch):
+    _write_db(tmp_path)
+    monkeypatch.setenv(lx.ENV, str(tmp_path))
+    grounding.related.cache_clear()
+    yield lx.lexicon()
+    grounding.related.cache_clear()
+
+
+def test_synonyms_kinds_and_unrelated_names(mini):
+    assert mini
+    assert mini.distance("widget", "gizmo") == 0  # one synonym set
+    assert mini.distance("gizmos", "widget") == 0  # a plural
+    assert mini.distance("gizmata", "widget") == 0  # an irregular plural
+    assert mini.distance("blue gizmo", "gizmo") == 1  # a kind of it (a compound name)
+    assert mini.distance("holder", "megagizmo") == 2  # two is-a links up
+    assert mini.distance("holder", "megagizmo", hops=1) is None
+    assert mini.distance("plinth", "gizmo") is None
+    assert mini.distance("unknownword", "gizmo") is None
+
+
+def test_senses_of_no_physical_thing_are_ignored(mini):
+    assert len(mini.senses("widget")) == 1  # the artifact, not the state
+
+
+def test_a_synonym_names_a_label_the_embedding_model_places_far(mini, sim):
+    words = ["widget"]
+    assert float(sim.matrix(words, ["gizmo"])[0, 0]) < grounding.PROBABLE  # the model alone misses it
+    best = grounding.named(grounding.match_labels(sim, words, ["gizmo", "plinth"], noun_phrase=True), "widget")
+    assert [m.label for m in best] == ["gizmo"]
+
+
+def test_a_missing_database_relates_nothing(tmp_path, monkeypatch, sim):
+    monkeypatch.setenv(lx.ENV, str(tmp_path / "absent"))
+    grounding.related.cache_clear()
+    try:
+        assert not lx.lexicon()
+        assert lx.lexicon().distance("widget", "gizmo") is None
+        assert grounding.related("widget", "gizmo") == 0.0
+    finally:
+        grounding.related.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def sim():
+    from mnemo_common.embedding import get_embedder
+
+    return grounding.Similarity(get_embedder())

@@ -49,7 +49,12 @@ def client_filter(c: Conditions) -> Optional[models.Filter]:
         must.append(models.FieldCondition(key="room", match=models.MatchValue(value=c.room)))
     if c.labels:
         must.append(models.FieldCondition(key="labels", match=models.MatchAny(any=list(c.labels))))
-    return models.Filter(must=must)
+    must_not: list[Any] = []
+    if c.except_objects:
+        must_not.append(models.FieldCondition(key="object", match=models.MatchAny(any=list(c.except_objects))))
+    if c.except_ids:
+        must_not.append(models.HasIdCondition(has_id=list(c.except_ids)))
+    return models.Filter(must=must or None, must_not=must_not or None)
 
 
 def _connect(location: str, api_key: str) -> QdrantClient:
@@ -168,7 +173,9 @@ class ClientStore(QdrantStoreBase):
         return [(p.payload, p.score) for p in result.points]
 
     def _best_per_object(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
-                         cond: Conditions, limit: int) -> list[Hit]:
+                         cond: Conditions, region: Optional[Any], limit: int) -> list[Hit]:
+        if region is not None:  # the circle is checked on each sighting, page by page
+            return super()._best_per_object(vector, words, cond, region, limit)
         # the engine groups by object; a group's fused ranking draws on OBJECT_POOL sightings per group
         result = self._client.query_points_groups(
             self.objects_collection, group_by="object", group_size=1, limit=limit, with_payload=True,

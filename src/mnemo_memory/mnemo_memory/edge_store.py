@@ -84,7 +84,12 @@ def edge_filter(c: Conditions) -> Optional[qe.Filter]:
         must.append(qe.FieldCondition("room", match=qe.MatchValue(c.room)))
     if c.labels:
         must.append(qe.FieldCondition("labels", match=qe.MatchAny(list(c.labels))))
-    return qe.Filter(must=must)
+    must_not: list[Any] = []
+    if c.except_objects:
+        must_not.append(qe.FieldCondition("object", match=qe.MatchAny(list(c.except_objects))))
+    if c.except_ids:
+        must_not.append(qe.HasIdCondition(set(c.except_ids)))
+    return qe.Filter(must=must or None, must_not=must_not or None)
 
 
 # -- a damaged store at open: a clear error naming the file, never a silently empty memory ------

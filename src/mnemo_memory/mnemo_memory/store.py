@@ -34,7 +34,8 @@ Query semantics (shared by both backends):
   sighting that ranked it (``matched_sighting``, -1: none). Score: reciprocal rank,
   1 / (``RRF_K`` + rank) (higher is better), or the cosine similarity in stores without object sightings.
 - object search: the sighting ranking grouped by object instance (one answer per instance, as
-  the record of its best sighting).
+  the record of its best sighting among those every filter admits), paged past the instances
+  already answered (``object_search``; the server backend: the engine's grouping).
   Otherwise scores are -|dt| seconds (time "around"; 0 inside a record's span), -distance metres
   (position), 0.0 (time range in time order).
 - time ranges select records whose span overlaps the range: a record's stamp inside it, or a
@@ -57,6 +58,7 @@ import numpy as np
 
 from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Status
 
+from mnemo_memory.object_search import best_per_object
 from mnemo_memory.records import new_record_id, point_id, record_from_payload, record_to_payload
 from mnemo_memory.sightings import (
     object_sightings, sighting_payload, sighting_point_id, sighting_text, sparse_words,
@@ -128,6 +130,9 @@ class Conditions:
     y_range: Optional[tuple[float, float]] = None
     room: str = ""
     labels: tuple[str, ...] = ()
+    # object sightings only: leave out these instances and these sighting point ids
+    except_objects: tuple[str, ...] = ()
+    except_ids: tuple[str, ...] = ()
 
     def order_start(self, descending: bool) -> Optional[float]:
         """Where an ordered walk of the stamp index starts: at the range's near end, so the engine
@@ -254,19 +259,11 @@ class QdrantStoreBase:
         raise NotImplementedError
 
     def _best_per_object(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
-                         cond: Conditions, limit: int) -> list[Hit]:
-        """The best sighting of each of up to ``limit`` object instances, best first (the sighting
-        ranking grouped by ``object``; sightings without an instance id are left out). Engines
-        without a grouped query group a pool of the ranking."""
-        pool, out = limit * OBJECT_POOL, {}
-        while True:
-            hits = self._nearest_sightings(vector, words, cond, pool)
-            for p, score in hits:
-                if p.get("object") and p["object"] not in out:
-                    out[p["object"]] = (p, score)
-            if len(out) >= limit or len(hits) < pool:
-                return list(out.values())[:limit]
-            pool, out = pool * 4, {}
+                         cond: Conditions, region: Optional[_Region], limit: int) -> list[Hit]:
+        """The best sighting of each of up to ``limit`` object instances, best first (sightings
+        without an instance id are left out): ``object_search.best_per_object``."""
+        return best_per_object(lambda c, n: self._nearest_sightings(vector, words, c, n), cond, region, limit,
+                               OBJECT_POOL * limit)
 
     def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
         raise NotImplementedError
@@ -390,13 +387,14 @@ class QdrantStoreBase:
                        filter: Optional[MemoryFilter] = None, text: str = "") -> list[MemoryRecord]:
         """The k object instances whose sightings best match the query, best first: each as the
         record of its best sighting, ``matched_sighting`` naming it (score: the engine's fused
-        score of that sighting). Empty for a store without object sightings."""
+        score of that sighting, on the page of the ranking that answered it). Empty for a store
+        without object sightings."""
         if not self.objects:
             return []
         cond, region = _conditions(filter, self.objects)
         vec = self._vector(embedding, "query embedding")
         words = sparse_words(text) if text and text.strip() else None
-        best = self._collect(lambda n: self._best_per_object(vec, words, cond, n), region, k, payload_of=lambda h: h[0])
+        best = self._best_per_object(vec, words, cond, region, k)
         out = []
         for (p, score), payload in zip(best, self._payloads([p["record"] for p, _ in best])):
             if payload is not None:  # a sighting whose record compaction just replaced

@@ -59,6 +59,9 @@ STATE_STALE = "stale"
 STATE_CONTRADICTED = "contradicted"
 EVENT_KINDS = ("created", "location", "property", "contents", "state", "observed", "outcome", "merged")
 COLOR_KEYS = ("color", "colour")
+# properties that change over an object's life (or are the robot's bookkeeping): never evidence of identity
+MUTABLE_KEYS = frozenset({"state", "openable", "is_opened", "locked", "pickable", "stuck", "fullness", "kind",
+                          "contents", "instance_id", *COLOR_KEYS})
 PERCEPTION = "perception"
 
 
@@ -69,6 +72,7 @@ class GraphConfig:
     min_match_radius: float = 0.25  # m: smallest association gate
     size_match_factor: float = 1.5  # gate = max(min_match_radius, size_match_factor * object size)
     color_veto: bool = True  # a known, different colour never matches
+    attribute_veto: bool = True  # a known, different lasting attribute (brand, printed text, ...) never matches
     max_average_count: int = 50  # running average window (then exponential)
     stale_after_misses: int = 1  # frames in view without a detection before a node turns stale
     merge_on_stale: bool = True  # a node turning stale absorbs its one newer look-alike (it moved)
@@ -250,6 +254,18 @@ def colors_compatible(a: str, b: str) -> bool:
     if not a or not b or a == b:
         return True
     return frozenset((a, b)) in _COLOR_NEIGHBOURS
+
+
+def attributes_compatible(attributes: dict[str, str], node: "GraphNode") -> bool:
+    """Whether a sighting's lasting attributes can describe the node: an attribute both know (a brand,
+    a title, a material) with different values makes them two objects, though label, place and colour agree."""
+    for key, value in attributes.items():
+        if key in MUTABLE_KEYS or not str(value).strip():
+            continue
+        known = node.prop(key)
+        if known and normalize_label(str(known)) != normalize_label(str(value)):
+            return False
+    return True
 
 
 def _color_of(attributes: dict[str, str]) -> str:
@@ -649,6 +665,8 @@ class SceneGraph:
         return max(self.config.min_match_radius, self.config.size_match_factor * size)
 
     def _compatible(self, item: _Item, node: GraphNode) -> bool:
+        if self.config.attribute_veto and not attributes_compatible(item.attributes, node):
+            return False
         if not self.config.color_veto:
             return True
         return colors_compatible(item.color, normalize_label(node.prop("color") or node.prop("colour")))
@@ -833,7 +851,9 @@ class SceneGraph:
         color = normalize_label(node.prop("color"))
         others = [n for n in self.query(label=node.label, kind=KIND_OBJECT, include_stale=True)
                   if n.id != node.id and n.first_seen > node.last_seen
-                  and colors_compatible(color, normalize_label(n.prop("color")))]
+                  and colors_compatible(color, normalize_label(n.prop("color")))
+                  and (not self.config.attribute_veto or attributes_compatible(
+                      {k: v.value for k, v in n.properties.items()}, node))]
         if len(others) != 1:
             return ""
         other = others[0]

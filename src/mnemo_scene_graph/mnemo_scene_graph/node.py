@@ -53,6 +53,7 @@ class SceneGraphNodeConfig:
     min_match_radius: float = 0.25
     size_match_factor: float = 1.5
     color_veto: bool = True
+    attribute_veto: bool = True
     max_average_count: int = 50
     stale_after_misses: int = 1
     merge_on_stale: bool = True
@@ -73,7 +74,8 @@ class SceneGraphNodeConfig:
 
     def graph_config(self) -> GraphConfig:
         return GraphConfig(min_match_radius=self.min_match_radius, size_match_factor=self.size_match_factor,
-                           color_veto=self.color_veto, max_average_count=self.max_average_count,
+                           color_veto=self.color_veto, attribute_veto=self.attribute_veto,
+                           max_average_count=self.max_average_count,
                            stale_after_misses=self.stale_after_misses, merge_on_stale=self.merge_on_stale,
                            near_radius=self.near_radius, max_stamp_lag=self.max_stamp_lag)
 
@@ -89,6 +91,8 @@ DESCRIPTIONS = {
     "min_match_radius": "smallest association gate in metres",
     "size_match_factor": "association gate = max(min_match_radius, size_match_factor * object size)",
     "color_veto": "never associate a sighting with a node of a different known colour",
+    "attribute_veto": "never associate a sighting with a node that knows a different value of one of its lasting "
+                      "attributes (brand, printed text, material, ...)",
     "max_average_count": "running-average window of a node's centroid (then exponential)",
     "stale_after_misses": "frames looking at a node without seeing it before it turns stale",
     "merge_on_stale": "a node found absent absorbs its single newer same-label look-alike (it moved)",

@@ -74,6 +74,25 @@ def test_different_colour_is_not_associated():
     assert r.created and len(g.nodes()) == 2
 
 
+def test_a_different_lasting_attribute_is_not_associated_though_place_and_colour_agree():
+    """One object replaced by a look-alike of another brand at the same spot: two objects, and the first
+    keeps its brand; a changing property (the door's state) or a value only one side knows never splits."""
+    g = SceneGraph()
+    first = Sighting("mug", (1.0, 2.0, 0.8), {"color": "grey", "brand": "Zenthra"})
+    g.integrate_observation(obs(10.0, [first]))
+    r = g.integrate_observation(obs(20.0, [Sighting("mug", (1.0, 2.0, 0.8), {"color": "grey", "brand": "Quorvo"})]))
+    assert r.created and sorted(n.prop("brand") for n in g.query(label="mug")) == ["Quorvo", "Zenthra"]
+    g = SceneGraph()
+    g.integrate_observation(obs(10.0, [first]))
+    for attrs in ({"color": "grey", "state": "open"}, {"color": "grey", "brand": "Zenthra", "title": "Moonrise"}):
+        r = g.integrate_observation(obs(20.0, [Sighting("mug", (1.0, 2.0, 0.8), attrs)]))
+        assert not r.created and len(g.nodes()) == 1
+    g = SceneGraph(GraphConfig(attribute_veto=False))  # the veto off: label, place and colour decide alone
+    g.integrate_observation(obs(10.0, [first]))
+    r = g.integrate_observation(obs(20.0, [Sighting("mug", (1.0, 2.0, 0.8), {"color": "grey", "brand": "Quorvo"})]))
+    assert not r.created and len(g.nodes()) == 1
+
+
 def test_detections_get_node_ids_and_labels_are_normalised():
     g = SceneGraph()
     d1 = det("Coffee Mug", (1.0, 1.0, 0.8))

@@ -41,7 +41,7 @@ PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "
 HABIT = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
         r"regularly|habitually|lives?|belongs?|(?:is|are) kept|ordinarily"
 PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|that one|this one|the same|same)$")
-OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest)\b")
+OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest|the remaining)\b")
 MATCH = re.compile(r"\b(?:exactly like|just like|same as|the same kind as|identical to|matching|that matches|"
                    r"one like|twin of|like the one|a copy of|another one like)\b|"
                    r"(?<!'d )(?<!would )(?<!\bi )(?<!\bwe )(?<!\byou )\blike\s+(?:the|that|this|those|these|my)\b")
@@ -100,7 +100,9 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
-           "want", "need", "wrong", "with", "next", "near")
+           "want", "need", "wrong", "next", "near", "from", "with")
+# ... of which these only before a determiner: "form the plinth", but "a tax form"
+BEFORE_DETERMINER = ("from", "with")
 # a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a
 # contraction of English ("here's", "that's", "there's")
 WH = ("where", "what", "when", "which")
@@ -142,6 +144,7 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
         near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)
                 and (len(w) > 4 or len(x) > 4 or sorted(w) == sorted(x))
                 and (not after_determiner or x in NOMINAL)
+                and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
                 # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
                 and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
                 and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
@@ -332,6 +335,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s_place = pm
     if place and not motion:
         s = s[:s_place.start()] + " " + s[s_place.end():]
+    if intent != RECALL:  # "..., if you could", "when you get a moment": a condition of courtesy, no thing
+        s = re.sub(r"\b(?:if|when|whenever|once)\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)
@@ -353,7 +358,11 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     it = re.search(r"\b(?:it|them|that one|this one)\b", s)
     # ("the gizmo was on the plinth, can you find it?": the pronoun refers to the noun phrase before it)
     named_before = bool(it) and bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)[a-z]", s[:it.start()]))
-    pronoun = bool(it) and len(content_words(pronoun_phrase)) <= 1 and not named_before \
+    # the object of a verb of fetching ("pick it up and bring it here, thanks a lot"): the words around
+    # it are courtesy, or where to bring it
+    object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
+                                    r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s))
+    pronoun = bool(it) and (len(content_words(pronoun_phrase)) <= 1 or object_of_verb) and not named_before \
         and not quoted and not re.search(r"\bon it\b", s)
     other = bool(OTHER.search(s)) and len([w for w in words if w not in ("ones",)]) <= 1
     return Request(text=raw, intent=intent, kind=kind, words=tuple(words), phrase=re.sub(r"\s+", " ", s).strip(),

@@ -177,3 +177,20 @@ def test_slips_in_a_question_word_contraction_and_in_short_prepositions():
     r = rq.parse("Which things were kept in the crate along wiht the gizmo?", NOW)
     assert r.kind == rq.WITH and r.place == "crate"
     assert rq.parse("What stood neext to the gizmo on the plinth?", NOW).relation in ("next to", "")
+
+
+def test_a_pronoun_that_a_verb_of_fetching_takes_among_courtesies_refers_to_the_previous_thing():
+    for text in ("Right, pick it up and bring it here, much obliged!", "Splendid, grab it for me, ta muchly!"):
+        assert rq.parse(text, NOW).pronoun, text
+    assert not rq.parse("The gizmo on the plinth, could you get it?", NOW).pronoun  # it: the gizmo named before
+    assert rq.parse("Now fetch the remaining one, if you please.", NOW).other
+
+
+def test_a_clause_of_courtesy_names_no_thing_and_a_slipped_preposition_needs_a_determiner_after_it():
+    r = rq.parse("It must be the teal gizmo when you find a spare moment.", NOW)
+    assert r.named == "" and r.words == ("teal", "gizmo")
+    r = rq.parse("If you cuold, bring me the gizmo from the plinth.", NOW)
+    assert r.words == ("gizmo",) and r.place == "plinth"
+    r = rq.parse("Get me the gizmo, the one form the plinth two days ago.", NOW)
+    assert r.words == ("gizmo",) and r.place == "plinth"
+    assert rq.parse("Bring me the tax form.", NOW).words == ("tax", "form")

@@ -38,8 +38,8 @@ class Answerer:
 
     def _at_place(self, e: Entity, g: Grounding, since: float, until: float) -> list[Sighting]:
         out = []
-        for s in e.sightings:
-            if s.until < since or s.since > until or not s.support:
+        for s in e.within(since, until):
+            if not s.support:
                 continue
             if g.fixtures and s.support not in g.fixtures:
                 continue

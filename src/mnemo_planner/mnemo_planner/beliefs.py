@@ -7,6 +7,7 @@ outcome text.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -47,11 +48,21 @@ class Entity:
         owner = [f"{self.attributes['owner']}'s"] if "owner" in self.attributes else []
         return " ".join(owner + values + [self.label] + extra)
 
+    def within(self, since: float = float("-inf"), until: float = float("inf")) -> list[Sighting]:
+        """Its sightings within [since, until]. Within a bounded window, what was seen then (memory
+        records, the camera) outweighs the graph's stays: a stay spans the first and the last look at
+        one place, and a look-alike that took the place over in between is no longer told apart."""
+        out = [s for s in self.sightings if s.until >= since and s.since <= until]
+        if math.isinf(since):  # (no window: up to now)
+            return out
+        direct = [s for s in out if not s.frame.startswith("node:")]
+        return direct or out
+
     def places(self, since: float = float("-inf"), until: float = float("inf")) -> dict[str, float]:
         """Support -> how long (or how often) it was seen there within [since, until]."""
         out: dict[str, float] = defaultdict(float)
-        for s in self.sightings:
-            if s.until >= since and s.since <= until and s.support:
+        for s in self.within(since, until):
+            if s.support:
                 out[s.support] += max(60.0, min(s.until, until) - max(s.since, since))
         return dict(out)
 

@@ -64,6 +64,9 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
     prev_label = (previous or {}).get("label", "")
     if req.pronoun and not g.labels and prev_key:
         e = beliefs.entities.get(prev_key)
+        if e is not None and req.match:  # "one like it": the previous thing is the reference
+            g.reference, g.labels, g.label_scores = e, [e.label], {e.label: 1.0}
+            return sorted(((f, x) for x in ents for f in [match_fit(e, x)] if f > 0), key=lambda x: (-x[0], -x[1].last_seen))
         return [(10.0, e)] if e is not None else []
     if req.other and not g.labels and prev_label:
         return [(5.0 - 0.0001 * i, e) for i, e in enumerate(sorted(

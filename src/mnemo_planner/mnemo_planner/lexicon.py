@@ -30,7 +30,7 @@ class Lexicon:
         self._synsets: dict[int, tuple[str, tuple[int, ...]]] = {}
         self._data = None
         index = os.path.join(root, "index.noun")
-        if not os.path.isfile(index) or not os.path.isfile(os.path.join(root, "data.noun")):
+        if not root or not os.path.isfile(index) or not os.path.isfile(os.path.join(root, "data.noun")):
             return
         with open(index, encoding="utf-8", errors="replace") as f:
             for line in f:

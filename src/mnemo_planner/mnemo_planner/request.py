@@ -41,7 +41,7 @@ PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "
 HABIT = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
         r"regularly|habitually|lives?|belongs?|(?:is|are) kept|ordinarily"
 PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|that one|this one|the same|same)$")
-OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest|the remaining)\b")
+OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest|the remaining|its (?:twin|pair))\b")
 MATCH = re.compile(r"\b(?:exactly like|just like|same as|the same kind as|identical to|matching|that matches|"
                    r"one like|twin of|like the one|a copy of|another one like)\b|"
                    r"(?<!'d )(?<!would )(?<!\bi )(?<!\bwe )(?<!\byou )\blike\s+(?:the|that|this|those|these|my)\b")
@@ -50,6 +50,9 @@ MOTION = re.compile(r"\b(?:go|head|walk|move|drive|come|pop|nip|run|roll|make yo
                     r"(?:over\s+|across\s+|back\s+|down\s+|up\s+|along\s+|straight\s+|on\s+)?(?:to|into)\s+"
                     r"(?:the|a|an|my|our|your|that|this)\s+(?P<np>[\w' \-]+?)\s*"
                     r"(?=,|\band\b|\bthen\b|\bto (?:get|grab|fetch|bring|pick|find|take|collect)\b)")
+# "a match for the gizmo", "its match": a match named by a noun, read as "one like the gizmo", "one like it"
+MATCH_NOUN = re.compile(r"\b(?:(?:a|the) (?:match|double) (?:for|of|to) (?=the|that|this|my|your|our)|"
+                        r"its (?:match|double)\b)")
 QUOTED = re.compile(r"(?:(?<=\s)|^)['\"]((?:[^'\"]|'(?=\w))+?)['\"](?=[\s.,!?;:)]|$)")
 
 
@@ -321,6 +324,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         fetching_verb = re.search(r"\b(?:bring|fetch|get|grab|retrieve|hand|give|pass|take)\b", s)
         s = s[:m.start()] + " find " + s[m.end():]
         intent = FETCH if fetching_verb else LOCATE  # (a thing found is fetched when that was asked)
+    s = MATCH_NOUN.sub(lambda m: " one like " if m.group(0).startswith(("a ", "the ")) else " one like it", s)
     match = bool(MATCH.search(s)) and intent != RECALL
     relation, place = "", ""
     motion = MOTION.search(s) if intent != RECALL else None
@@ -348,7 +352,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
-    for m in re.finditer(r"\b(?:bring|fetch|get|grab|find|give|hand|pass|take|need|want|like|retrieve|locate|"
+    for m in re.finditer(r"\b(?:bring|fetch|get|grab|find|give|hand|pass|take|need|want|like|retrieve|locate|pick up|"
                          r"put|left|placed|stored|hid|dropped|(?:look|looking|search|hunt) for)\s+"
                          r"(?:me\s+|us\s+|over\s+)?(?:(?:the|a|an|my|some|any|our|his|her|their|[a-z]+'s)\s+)?"
                          r"([a-z][\w\- ]*)", s):

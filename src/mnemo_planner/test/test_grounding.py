@@ -171,3 +171,24 @@ def test_a_word_only_one_kind_bears_in_an_attribute_names_that_kind(sim):
     assert ground(sim, b, rq.parse("Where's the teal snorkum?", NOW)).labels == []  # borne by two kinds
     assert ground(sim, b, rq.parse("Where's the Zenthra Quorvo snorkum?", NOW)).labels == []  # words disagree
     assert ground(sim, b, rq.parse("I need something to make a teal Zenthra.", NOW)).labels == []  # a need
+
+
+def test_within_a_window_what_was_seen_then_outweighs_the_graph_s_stay(sim):
+    """The graph holds a gizmo on the plinth from the first look to the last (another gizmo took its
+    place in between, and the graph did not tell them apart); memory saw it in the crate then, and the
+    other one on the plinth: "the gizmo that was on the plinth two days ago" is the other one."""
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _fixture("crate_1", "crate"),
+                 {**_node("n1", "gizmo", "plinth_1", color="teal"), "last_seen": NOW,
+                  "trail": [{"since": 0.0, "until": NOW, "parent": "plinth_1"}]},
+                 {**_node("n2", "gizmo", "crate_1", color="mauve"), "last_seen": NOW,
+                  "trail": [{"since": 2.5 * 86400, "until": NOW, "parent": "crate_1"}]}])
+    day1 = 86400.0 + 10 * 3600
+    b.add_records([{"id": "r1", "stamp": day1, "room": "den", "sightings": [
+        {"object_id": "n1", "label": "gizmo", "support": "crate_1", "attributes": {"color": "teal"}},
+        {"object_id": "n2", "label": "gizmo", "support": "plinth_1", "attributes": {"color": "mauve"}}]}])
+    req = rq.parse("Bring me the gizmo that was on the plinth two days ago.", NOW)
+    g = ground(sim, b, req)
+    fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("n1", "n2")}
+    assert fits["n2"] > fits["n1"], fits
+    assert set(b.entities["n1"].places()) == {"plinth_1", "crate_1"}  # (without a window: every stay counts)

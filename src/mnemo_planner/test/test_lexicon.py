@@ -75,8 +75,11 @@ def test_a_synonym_names_a_label_the_embedding_model_places_far(mini, sim):
     assert [m.label for m in best] == ["gizmo"]
 
 
-def test_a_missing_database_relates_nothing(tmp_path, monkeypatch, sim):
-    monkeypatch.setenv(lx.ENV, str(tmp_path / "absent"))
+@pytest.mark.parametrize("where", ["absent", ""])
+def test_a_missing_database_or_an_empty_setting_relates_nothing(tmp_path, monkeypatch, sim, where):
+    _write_db(tmp_path)
+    monkeypatch.chdir(tmp_path)  # (an empty setting never means the working directory)
+    monkeypatch.setenv(lx.ENV, str(tmp_path / where) if where else "")
     grounding.related.cache_clear()
     try:
         assert not lx.lexicon()

@@ -194,3 +194,13 @@ def test_a_clause_of_courtesy_names_no_thing_and_a_slipped_preposition_needs_a_d
     r = rq.parse("Get me the gizmo, the one form the plinth two days ago.", NOW)
     assert r.words == ("gizmo",) and r.place == "plinth"
     assert rq.parse("Bring me the tax form.", NOW).words == ("tax", "form")
+
+
+def test_a_match_named_by_a_noun_and_the_other_of_a_pair():
+    r = rq.parse("Can you find a match for the gizmo on the plinth?", NOW)
+    assert r.match and r.words == ("gizmo",) and r.place == "plinth"
+    r = rq.parse("And its match?", NOW)
+    assert r.match and r.pronoun
+    assert rq.parse("And its twin?", NOW).other
+    assert not rq.parse("Bring me a box of matches.", NOW).match
+    assert rq.parse("Do me a favour and pick up the teal gizmo and bring it here.", NOW).named == "teal gizmo"

@@ -59,9 +59,10 @@ STATE_STALE = "stale"
 STATE_CONTRADICTED = "contradicted"
 EVENT_KINDS = ("created", "location", "property", "contents", "state", "observed", "outcome", "merged")
 COLOR_KEYS = ("color", "colour")
-# properties that change over an object's life (or are the robot's bookkeeping): never evidence of identity
+# properties that change over an object's life (or are the robot's bookkeeping): never evidence of
+# identity; nor is anything of colour (names and measured values alike: the colour veto judges colour)
 MUTABLE_KEYS = frozenset({"state", "openable", "is_opened", "locked", "pickable", "stuck", "fullness", "kind",
-                          "contents", "instance_id", *COLOR_KEYS})
+                          "contents", "instance_id"})
 PERCEPTION = "perception"
 
 
@@ -260,7 +261,7 @@ def attributes_compatible(attributes: dict[str, str], node: "GraphNode") -> bool
     """Whether a sighting's lasting attributes can describe the node: an attribute both know (a brand,
     a title, a material) with different values makes them two objects, though label, place and colour agree."""
     for key, value in attributes.items():
-        if key in MUTABLE_KEYS or not str(value).strip():
+        if key in MUTABLE_KEYS or key.startswith(COLOR_KEYS) or not str(value).strip():
             continue
         known = node.prop(key)
         if known and normalize_label(str(known)) != normalize_label(str(value)):

@@ -76,7 +76,8 @@ def test_different_colour_is_not_associated():
 
 def test_a_different_lasting_attribute_is_not_associated_though_place_and_colour_agree():
     """One object replaced by a look-alike of another brand at the same spot: two objects, and the first
-    keeps its brand; a changing property (the door's state) or a value only one side knows never splits."""
+    keeps its brand; a changing property (the door's state), a measured colour or a value only one side
+    knows never splits."""
     g = SceneGraph()
     first = Sighting("mug", (1.0, 2.0, 0.8), {"color": "grey", "brand": "Zenthra"})
     g.integrate_observation(obs(10.0, [first]))
@@ -84,7 +85,8 @@ def test_a_different_lasting_attribute_is_not_associated_though_place_and_colour
     assert r.created and sorted(n.prop("brand") for n in g.query(label="mug")) == ["Quorvo", "Zenthra"]
     g = SceneGraph()
     g.integrate_observation(obs(10.0, [first]))
-    for attrs in ({"color": "grey", "state": "open"}, {"color": "grey", "brand": "Zenthra", "title": "Moonrise"}):
+    for attrs in ({"color": "grey", "state": "open"}, {"color": "grey", "brand": "Zenthra", "title": "Moonrise"},
+                  {"color": "grey", "color_rgb": "#808080"}, {"color": "grey", "color_rgb": "#7a7d80"}):
         r = g.integrate_observation(obs(20.0, [Sighting("mug", (1.0, 2.0, 0.8), attrs)]))
         assert not r.created and len(g.nodes()) == 1
     g = SceneGraph(GraphConfig(attribute_veto=False))  # the veto off: label, place and colour decide alone

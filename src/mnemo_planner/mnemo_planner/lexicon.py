@@ -9,6 +9,7 @@ is empty and every relation is None: grounding then relies on the embedding mode
 from __future__ import annotations
 
 import os
+import threading
 from functools import lru_cache
 from typing import Optional
 
@@ -29,6 +30,7 @@ class Lexicon:
         self._irregular: dict[str, str] = {}
         self._synsets: dict[int, tuple[str, tuple[int, ...]]] = {}
         self._data = None
+        self._lock = threading.Lock()  # (one file position, shared by the threads that ask)
         index = os.path.join(root, "index.noun")
         if not root or not os.path.isfile(index) or not os.path.isfile(os.path.join(root, "data.noun")):
             return
@@ -57,8 +59,10 @@ class Lexicon:
     def _synset(self, offset: int) -> tuple[str, tuple[int, ...]]:
         """(lexicographer file, hypernym offsets) of the synset stored at ``offset`` of data.noun."""
         if offset not in self._synsets:
-            self._data.seek(offset)
-            parts = self._data.readline().decode("utf-8", "replace").split("|")[0].split()
+            with self._lock:
+                self._data.seek(offset)
+                line = self._data.readline()
+            parts = line.decode("utf-8", "replace").split("|")[0].split()
             words = int(parts[3], 16)
             at = 4 + 2 * words
             pointers = int(parts[at])

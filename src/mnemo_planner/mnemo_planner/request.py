@@ -210,6 +210,12 @@ _ASK = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|now)[, ]+)*(?:name|li
 # "..., tell me what was beside the gizmo": a question put as a request to tell, after any opening
 _TELL = re.compile(r"\b(?:tell|remind) (?:me|us)\b|\blet (?:me|us) know\b")
 _WH_AFTER = re.compile(r"^\s*(?:what|where|which|when|how many|how much|whether|if)\b")
+
+
+def _told(s: str) -> int:
+    """Where a question put as a request to tell begins ("..., tell me what ..."), or -1."""
+    tell = _TELL.search(s)
+    return tell.start() if tell and _WH_AFTER.match(s[tell.end():]) else -1
 _ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
 
 
@@ -226,8 +232,7 @@ def _is_question(sentence: str) -> bool:
         return False  # "when you have a moment, bring me ...": a request with a clause of time
     if _QUESTION.match(s) or (_ASK.match(s) and not _ACT.search(s)):
         return True
-    tell = _TELL.search(s)
-    if tell and _WH_AFTER.match(s[tell.end():]):
+    if _told(s) >= 0:
         return True
     # a question of fact asked otherwise ("... was it the red one?"), not a plea for help ("can you help?")
     if re.search(r"\b(?:where|when|how many|which)\b[^,.;!?]*\?$", s):
@@ -274,9 +279,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
         main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
-    tell = _TELL.search(s)
-    if tell and _WH_AFTER.match(s[tell.end():]) and not _ACT.search(s):
-        s = " " + s[tell.start():]  # "do me a favour and tell me what ...": the question is what follows
+    told = _told(s)
+    if told >= 0 and not _ACT.search(s):
+        s = " " + s[told:]  # "do me a favour and tell me what ...": the question is what follows
     window, time_words = calendar.window(s, now)
     if time_words:
         s = s.replace(time_words, " ")

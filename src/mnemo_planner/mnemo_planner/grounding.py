@@ -87,8 +87,8 @@ def lexical(span: str, label: str) -> float:
 
 @lru_cache(maxsize=65536)
 def related(span: str, label: str) -> float:
-    """Score of names the lexical database relates ("billfold" ~ "wallet": the same thing; or one
-    a kind of the other), which the embedding model may place far apart."""
+    """Score of names the lexical database relates (two names of one thing, or one a kind of the
+    other), which the embedding model may place far apart."""
     d = lexicon().distance(norm(span), norm(label))
     return 0.0 if d is None else KIND[d]
 

@@ -281,7 +281,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
     told = _told(s)
     if told >= 0 and not _ACT.search(s):
-        s = " " + s[told:]  # "do me a favour and tell me what ...": the question is what follows
+        s = " " + s[told:]  # "be a dear and tell me where ...": the question is what follows
     window, time_words = calendar.window(s, now)
     if time_words:
         s = s.replace(time_words, " ")
@@ -344,7 +344,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s_place = pm
     if place and not motion:
         s = s[:s_place.start()] + " " + s[s_place.end():]
-    if intent != RECALL:  # "..., if you could", "when you get a moment": a condition of courtesy, no thing
+    if intent != RECALL:  # "..., if it's no bother", "once you have a minute": a condition of courtesy, no thing
         s = re.sub(r"\b(?:if|when|whenever|once)\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
@@ -367,7 +367,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     it = re.search(r"\b(?:it|them|that one|this one)\b", s)
     # ("the gizmo was on the plinth, can you find it?": the pronoun refers to the noun phrase before it)
     named_before = bool(it) and bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)[a-z]", s[:it.start()]))
-    # the object of a verb of fetching ("pick it up and bring it here, thanks a lot"): the words around
+    # the object of a verb of fetching ("pick it up and bring it here, much obliged"): the words around
     # it are courtesy, or where to bring it
     object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
                                     r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s))

@@ -163,9 +163,9 @@ def test_a_search_scope_of_its_own_and_a_fetch_verb_keep_the_request_a_fetch():
 
 
 def test_a_question_put_as_a_request_to_tell_after_an_opening_clause():
-    r = rq.parse("Right then, tell me what else sat in the crate with the gizmo!", NOW)
+    r = rq.parse("Okay then, tell me what sat in the crate beside the gizmo!", NOW)
     assert r.intent == rq.RECALL and r.kind == rq.WITH
-    r = rq.parse("Be a star and tell me what was beside the mauve gizmo on the plinth.", NOW)
+    r = rq.parse("Be a dear and tell me what was beside the mauve gizmo on the plinth.", NOW)
     assert r.intent == rq.RECALL and r.kind == rq.WITH and r.place == "mauve gizmo on the plinth"
     assert rq.parse("Tell me where the gizmo is and then bring it here.", NOW).intent == rq.FETCH
 
@@ -174,16 +174,16 @@ def test_slips_in_a_question_word_contraction_and_in_short_prepositions():
     r = rq.parse("Wehre's the teal gizmo?", NOW)
     assert r.intent == rq.RECALL and r.kind == rq.WHERE and r.owner == "" and r.words == ("teal", "gizmo")
     assert rq.parse("Here's a thought, bring me the gizmo.", NOW).intent == rq.FETCH  # a contraction of English
-    r = rq.parse("Which things were kept in the crate along wiht the gizmo?", NOW)
+    r = rq.parse("Which things were kept in the crate along wtih the gizmo?", NOW)
     assert r.kind == rq.WITH and r.place == "crate"
     assert rq.parse("What stood neext to the gizmo on the plinth?", NOW).relation in ("next to", "")
 
 
 def test_a_pronoun_that_a_verb_of_fetching_takes_among_courtesies_refers_to_the_previous_thing():
-    for text in ("Right, pick it up and bring it here, much obliged!", "Splendid, grab it for me, ta muchly!"):
+    for text in ("Okay, pick it up and bring it here, much obliged!", "Splendid, grab it for me, ta muchly!"):
         assert rq.parse(text, NOW).pronoun, text
-    assert not rq.parse("The gizmo on the plinth, could you get it?", NOW).pronoun  # it: the gizmo named before
-    assert rq.parse("Now fetch the remaining one, if you please.", NOW).other
+    assert not rq.parse("The gizmo on the plinth, fetch it over.", NOW).pronoun  # it: the gizmo named before
+    assert rq.parse("Then the remaining one, if you please.", NOW).other
 
 
 def test_a_clause_of_courtesy_names_no_thing_and_a_slipped_preposition_needs_a_determiner_after_it():
@@ -201,6 +201,6 @@ def test_a_match_named_by_a_noun_and_the_other_of_a_pair():
     assert r.match and r.words == ("gizmo",) and r.place == "plinth"
     r = rq.parse("And its match?", NOW)
     assert r.match and r.pronoun
-    assert rq.parse("And its twin?", NOW).other
+    assert rq.parse("Now its twin, please.", NOW).other
     assert not rq.parse("Bring me a box of matches.", NOW).match
-    assert rq.parse("Do me a favour and pick up the teal gizmo and bring it here.", NOW).named == "teal gizmo"
+    assert rq.parse("Be a dear and pick up the teal gizmo and bring it here.", NOW).named == "teal gizmo"

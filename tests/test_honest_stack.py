@@ -20,7 +20,8 @@ from mnemo_planner.main_job import _wait_for_memory
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 TINY = REPO_ROOT / "src/mnemo_bench/test/tiny_flat.yaml"
-PATROL_RATE = 6.0  # observations/s: rendered frames perception keeps up with on a shared 2-core machine
+PATROL_RATE = 4.0  # observations/s: rendered frames perception keeps up with on a shared 2-core machine
+# (at 6/s an idle full run rendered 18 of 360 frames and once none showed the remote control)
 TASKS = ["recall_remote", "red_mug", "remote", "go_ketchup"]  # a home's questions before its fetch tasks
 
 

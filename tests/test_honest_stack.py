@@ -1,15 +1,17 @@
 """Honest perception over DDS, rendering on: the whole stack from launch/sim.launch.py with
 perception:=honest on the tiny flat, rewritten so that every simulator object id and authored-only
 attribute carries a marker. A rendered patrol of three days goes through the perception node
-(detections from pixels), the scene graph (association into its own node ids, supports from
-geometry) and memory (records from the graph-named observations); then one task of each kind runs
-through the RetrieveObject action and is scored. Nothing downstream of the camera may carry the
-marker: not perception's detections, the graph, the observations memory stores, memory's answers,
-nor what the planner was told and answered."""
+(detections from pixels; the simulator moves on from a frame only once perception has answered it,
+so every frame counts however slow the machine), the scene graph (association into its own node
+ids, supports from geometry) and memory (records from the graph-named observations); then one task
+of each kind runs through the RetrieveObject action and is scored. Nothing downstream of the camera
+may carry the marker: not perception's detections, the graph, the observations memory stores,
+memory's answers, nor what the planner was told and answered."""
 import importlib.util
 import time
 
 import pytest
+import rclpy
 from action_msgs.msg import GoalStatus
 
 from mnemo_common import names
@@ -20,8 +22,7 @@ from mnemo_planner.main_job import _wait_for_memory
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 TINY = REPO_ROOT / "src/mnemo_bench/test/tiny_flat.yaml"
-PATROL_RATE = 4.0  # observations/s: rendered frames perception keeps up with on a shared 2-core machine
-# (at 6/s an idle full run rendered 18 of 360 frames and once none showed the remote control)
+PATROL_RATE = 0.0  # observations/s: as fast as perception answers the frames
 TASKS = ["recall_remote", "red_mug", "remote", "go_ketchup"]  # a home's questions before its fetch tasks
 
 
@@ -68,11 +69,13 @@ def honest_stack(tmp_path_factory):
     client.subscribe(Observation, names.OBSERVATIONS, seen["observations"].append, 1000)
     client.subscribe(SceneGraph, names.SCENE_GRAPH, seen["graph"].append, latched_qos())
     try:
-        from mnemo_interfaces.srv import GetSceneGraph, RunPatrol, SearchMemoryByText, StartTask
+        from mnemo_interfaces.srv import Detect, GetSceneGraph, RunPatrol, SearchMemoryByText, StartTask
 
+        # perception too: the patrol waits for its answer to every frame
         missing = client.wait_for_services([(RunPatrol, names.SIM_RUN_PATROL), (StartTask, names.SIM_START_TASK),
                                             (SearchMemoryByText, names.MEMORY_SEARCH_TEXT),
-                                            (GetSceneGraph, names.GRAPH_GET)], timeout=120.0)
+                                            (GetSceneGraph, names.GRAPH_GET), (Detect, names.PERCEPTION_DETECT)],
+                                           timeout=120.0)
         assert not missing, f"services never came up: {missing}; logs: " + "; ".join(
             f"{p.name}: {p.log()[-800:]}" for p in processes if not p.alive())
         yield client, processes, seen, bench.MARK, scenario
@@ -95,11 +98,12 @@ def test_patrol_and_tasks_over_dds_without_simulator_ids(honest_stack):
     _wait_for_memory(client)
     patrol_s = time.monotonic() - t0
 
-    # perception built detections from pixels, the graph named them, memory stored graph-named observations
-    frames = [m for m in seen["detections"] if m.detections]
-    # the simulator renders the frames it can at PATROL_RATE (18-64 of 360 on this 2-core machine, by its
-    # load): a floor on throughput only; what follows checks what perception, graph and memory made of them
-    assert len(frames) >= 10, (len(frames), patrol.observations)
+    # perception built detections from pixels of every patrol frame (a frame sent again may be answered
+    # twice), the graph named them, memory stored graph-named observations
+    answers = list(seen["detections"])
+    perceived = {rclpy.time.Time.from_msg(m.header.stamp).nanoseconds for m in answers}
+    assert len(perceived) == patrol.observations, (len(perceived), patrol.observations)
+    frames = [m for m in answers if m.detections]
     objects = [d for m in frames for d in m.detections if d.kind == "object"]
     assert objects and all(not d.instance_id for d in objects)
     assert any(kv.key == "color" for d in objects for kv in d.attributes)  # measured from pixels
@@ -136,8 +140,9 @@ def test_patrol_and_tasks_over_dds_without_simulator_ids(honest_stack):
         if score.success and scenario.task_by_id[task_id].type == "visible":
             # the planner names what it picked by the graph's node; the scorer alone knows the instance
             assert result.object_id and not result.object_id.startswith(mark), result.object_id
-    print(f"honest DDS stack: patrol {patrol_s:.0f} s, {len(frames)} of {len(seen['detections'])} frames with "
-          f"detections, object nodes {sorted((n.id, n.state) for n in object_nodes.values())}; tasks {rates}")
+    print(f"honest DDS stack: patrol {patrol_s:.0f} s, {len(perceived)} frames perceived, {len(frames)} of "
+          f"{len(answers)} answers with detections, object nodes "
+          f"{sorted((n.id, n.state) for n in object_nodes.values())}; tasks {rates}")
 
     graph = client.call(GetSceneGraph, names.GRAPH_GET, GetSceneGraph.Request(include_stale=True)).graph
     assert seen["segment ids"] and any(ids for ids in seen["segment ids"])  # fixtures keep the map's ids
@@ -146,6 +151,7 @@ def test_patrol_and_tasks_over_dds_without_simulator_ids(honest_stack):
                             ("scene graph", [graph, *seen["graph"]]), ("memory or planner", told)]:
         leaks = [t for t in map(_text, messages) if mark in t]
         assert not leaks, f"{where} saw the simulator's ids or authored attributes: {leaks[0][:400]}"
-    # measured 4 of 4 in two runs on a shared 2-core machine (the patrol renders ~1 frame in 6 there)
+    # every frame is perceived, so the outcome does not hang on what a machine renders: 4 of 4 in each run
+    # on a shared 2-core machine; one miss is allowed, never the recall
     assert rates["recall_remote"][0] and sum(ok for ok, _ in rates.values()) >= 3, rates
     assert all(p.alive() for p in processes)

@@ -12,10 +12,13 @@ Serves      names.PERCEPTION_DETECT (Detect): the latest frame's detections matc
 Streams are grouped by exact header stamp; a frame that cannot be used (sizes differ, no camera
 info, no valid depth, no pose near its stamp, bad encoding) is dropped with a counted warning
 at most once per ``warn_period`` per reason. The backend runs in a worker thread on the newest
-complete frame.
+complete frame; poses travel apart from images, so the worker waits up to ``pose_wait`` for a
+camera pose at or after the frame's stamp before it takes the nearest one.
 """
 from __future__ import annotations
 
+import importlib
+import math
 import threading
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -70,6 +73,7 @@ class PerceptionNodeConfig:
     camera_frame: str = ""
     sensor_reliable: bool = False
     max_pose_age: float = 0.2
+    pose_wait: float = 0.5
     outlier_method: str = "open3d"
     min_points: int = 10
     use_embedder: bool = True
@@ -105,6 +109,8 @@ DESCRIPTIONS = {
     "camera_frame": "optical frame id for TF look-ups; empty uses the colour image's frame_id",
     "sensor_reliable": "subscribe to the camera streams with RELIABLE instead of BEST_EFFORT",
     "max_pose_age": "seconds: a frame without a camera pose this close to its stamp is dropped",
+    "pose_wait": "seconds a frame waits for a camera pose at or after its stamp (a pose can arrive after its "
+                 "images) before the nearest pose is taken (pose_source topic)",
     "outlier_method": "outlier removal of each instance's points: open3d | numpy",
     "min_points": "instances with fewer valid depth pixels are skipped",
     "use_embedder": "match Detect queries by meaning (MiniLM) when no label matches by word",
@@ -129,6 +135,8 @@ class PerceptionNode(Node):
         self.perception = Perception(make_detector(backend, self.get_logger()),
                                      DeprojectionConfig(outlier_method=cfg.outlier_method, min_points=cfg.min_points),
                                      drop_instance_ids=check_perception_mode(cfg.perception) == "honest")
+        if cfg.outlier_method == "open3d":  # loaded now rather than on the first frame (seconds on a small machine)
+            importlib.import_module("open3d")
         self._detector_lock = threading.Lock()  # models are not thread-safe: worker and Detect take turns
         self.drops = DropCounter(cfg.warn_period)
         self.published = 0
@@ -139,7 +147,7 @@ class PerceptionNode(Node):
         self._sync = StampSync(streams)
         self._latest: Optional[tuple[Frame, FrameDetections]] = None  # newest processed frame
         self._latest_lock = threading.Lock()
-        self._pending: Optional[Frame] = None
+        self._pending: Optional[dict[str, Any]] = None  # newest complete group of streams, not yet assembled
         self._wake = threading.Condition()
         self._stopping = False
         self._embedder = None
@@ -181,6 +189,8 @@ class PerceptionNode(Node):
 
     def _on_camera_pose(self, msg: PoseStamped) -> None:
         self._guard_input("camera pose", lambda: self._camera_poses.add(*pose_stamped_from_msg(msg)))
+        with self._wake:
+            self._wake.notify_all()  # the worker may be waiting for this pose
 
     def _on_robot_pose(self, msg: PoseStamped) -> None:
         self._guard_input("robot pose", lambda: self._robot_poses.add(*robot_pose_from_msg(msg)))
@@ -198,29 +208,27 @@ class PerceptionNode(Node):
             stream, rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds, msg))
         if group is None:
             return
-        try:
-            frame = self._assemble(group)
-        except (FrameError, ValueError) as exc:
-            self._drop(exc.reason if isinstance(exc, FrameError) else "bad_message", str(exc))
-            return
         with self._wake:
             if self._pending is not None:
                 self.drops.counts["superseded"] += 1  # the worker is busy; only the newest frame matters
-            self._pending = frame
-            self._wake.notify()
+            self._pending = group
+            self._wake.notify_all()
 
     def _assemble(self, group: dict[str, Any]) -> Frame:
         color_msg = group["color"]
         stamp = time_from_msg(color_msg.header.stamp)
         if self._intrinsics is None:
             raise FrameError("no_camera_info", "no CameraInfo received yet")
+        seg_msg = group.get("segmentation")
+        try:
+            rgb, depth = color_from_msg(color_msg), depth_from_msg(group["depth"])
+            segmentation = segmentation_from_msg(seg_msg) if seg_msg is not None else None
+        except ValueError as exc:  # an encoding or size that does not decode
+            raise FrameError("bad_message", str(exc)) from exc
         camera_pose = self._camera_pose_at(stamp, color_msg.header.frame_id, color_msg.header.stamp)
         robot = self._robot_poses.nearest(stamp, self.config.max_pose_age)
-        seg_msg = group.get("segmentation")
-        return Frame(stamp=stamp, rgb=color_from_msg(color_msg), depth=depth_from_msg(group["depth"]),
-                     intrinsics=self._intrinsics, camera_pose=camera_pose,
-                     robot_pose=robot[1] if robot else camera_heading(camera_pose),
-                     segmentation=segmentation_from_msg(seg_msg) if seg_msg is not None else None)
+        return Frame(stamp=stamp, rgb=rgb, depth=depth, intrinsics=self._intrinsics, camera_pose=camera_pose,
+                     robot_pose=robot[1] if robot else camera_heading(camera_pose), segmentation=segmentation)
 
     def _camera_pose_at(self, stamp: float, image_frame: str, stamp_msg: Any) -> Pose3D:
         if self._tf_buffer is not None:
@@ -231,6 +239,9 @@ class PerceptionNode(Node):
                 raise FrameError("no_tf", str(exc)) from exc
             tr, q = t.transform.translation, t.transform.rotation
             return Pose3D((tr.x, tr.y, tr.z), (q.x, q.y, q.z, q.w))
+        with self._wake:  # the pose of a frame can come after its images
+            self._wake.wait_for(lambda: self._stopping or (self._camera_poses.latest() or (-math.inf,))[0] >= stamp,
+                                timeout=self.config.pose_wait)
         nearest = self._camera_poses.nearest(stamp, self.config.max_pose_age)
         if nearest is None:
             latest = self._camera_poses.latest()
@@ -255,8 +266,9 @@ class PerceptionNode(Node):
                     self._wake.wait()
                 if self._stopping:
                     return
-                frame, self._pending = self._pending, None
+                group, self._pending = self._pending, None
             try:
+                frame = self._assemble(group)
                 result = self._process(frame)
             except FrameError as exc:
                 self._drop(exc.reason, exc.detail)

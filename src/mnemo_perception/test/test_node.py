@@ -194,6 +194,21 @@ def test_frames_without_any_pose_are_dropped(harness, scene_frame):
     assert harness.received == []
 
 
+def test_a_frame_whose_pose_comes_after_its_images_is_processed(harness, scene_frame):
+    """Poses and images travel apart: the pose of a frame may arrive last (within pose_wait)."""
+    harness.publish(scene_frame, 20.0)
+    harness.wait_frames(1)
+    fid = "camera_color_optical_frame"
+    harness.pubs["color"].publish(image_to_msg(scene_frame.rgb, "rgb8", 21.0, fid))
+    harness.pubs["depth"].publish(image_to_msg(scene_frame.depth, "32FC1", 21.0, fid))
+    harness.pubs["seg"].publish(segmentation_to_msg(scene_frame.segmentation, 21.0, fid))
+    time.sleep(0.2)
+    harness.pubs["pose"].publish(pose_stamped_to_msg(scene_frame.camera_pose, 21.0))
+    msg = harness.wait_frames(2)
+    assert abs(msg.header.stamp.sec - 21.0) < 1e-9 and len(msg.detections) == 4
+    assert not harness.node.drops.counts["stale_pose"]
+
+
 def test_tf_pose_source_without_tf2_ros_is_a_clear_error():
     pytest.importorskip("rclpy")
     try:

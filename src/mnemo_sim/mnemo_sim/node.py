@@ -17,6 +17,7 @@ map's). Its skills see what the stack's perception makes of the current view: th
 published and the perception node's DetectionArray of that stamp awaited (``perception_timeout``);
 objects are named by the latest scene graph (``names.SCENE_GRAPH``) and ``pick`` takes a graph node
 id, resolved to the physical object by label and position, failing NOT_VISIBLE when none is there.
+A patrol's frames are awaited the same way (``patrol_awaits_perception``): each one is perceived.
 Only ScoreTask maps what was picked back to the truth.
 
 Run: ``python -m mnemo_sim.node --ros-args -p scenario:=FILE -p render:=true``.
@@ -81,7 +82,9 @@ class SimConfig:
     reliable_images: bool = True
     perception: str = "oracle"
     perception_timeout: float = 10.0
+    perception_resend: float = 0.25
     graph_wait: float = 3.0
+    patrol_awaits_perception: bool = True
 
 
 CONFIG_TYPE = SimConfig
@@ -93,7 +96,8 @@ DESCRIPTIONS = {
     "render": "render camera images (RGB, depth, segmentation) with MuJoCo",
     "publish_rate": "Hz of the /clock and pose heartbeat while idle (0 disables it)",
     "image_every": "during patrols, render and publish images for every Nth observation "
-                   "(with a RunPatrol rate, frames are also skipped while behind schedule)",
+                   "(with a RunPatrol rate, frames are also skipped while behind schedule, unless the patrol "
+                   "awaits perception)",
     "miss_grasp_probability": "share of open/close attempts that miss the handle",
     "frame_id": "map frame of poses and observations",
     "camera_frame_id": "optical frame id of the camera images",
@@ -102,10 +106,16 @@ DESCRIPTIONS = {
     "perception": "oracle: publish the simulator's observations (instance ids, supports, authored attributes; an "
                   "upper bound) | honest: raw sensor data only (always rendered), skills see through the stack's "
                   "perception and scene graph and take graph node ids",
-    "perception_timeout": "honest mode: seconds a skill waits for perception's detections of the current view "
-                          "(the frame is sent again every second meanwhile)",
+    "perception_timeout": "honest mode: seconds a skill, or a patrol awaiting perception, waits for perception's "
+                          "detections of a frame before it fails UNAVAILABLE",
+    "perception_resend": "honest mode: seconds after which a frame perception has not answered is published again "
+                         "(a large frame can be lost or delayed between processes)",
     "graph_wait": "honest mode: seconds a skill then waits for the scene graph to integrate that frame (new objects "
                   "get their node ids); after it, the latest graph names what it can",
+    "patrol_awaits_perception": "honest mode: a patrol moves on from a rendered frame only once perception's "
+                                "detections of it arrive (as for a skill's view; the RunPatrol rate becomes an upper "
+                                "bound), so what memory gets does not depend on how fast the machine is; false: "
+                                "frames follow the rate's schedule and perception keeps the ones it keeps up with",
 }
 
 _DAY_TIME = re.compile(r"^\s*(?:day\s*)?(\d+)[\s/T]+(\d{1,2}:\d{2})\s*$", re.IGNORECASE)
@@ -273,28 +283,33 @@ class SimNode(Node):
             self._perceived_changed.notify_all()
 
     def _perceive_view(self) -> list[Detection]:
-        """Perception's detections of the current view: the frame is published (again every second,
-        a frame can be lost) until the perception node's DetectionArray of its stamp arrives; then,
-        up to ``graph_wait`` s, until the scene graph has integrated them too (a graph newer than
-        the detections, stamped no earlier than the frame), so that new objects have nodes."""
+        """Perception's detections of the current view; then, up to ``graph_wait`` s, until the scene
+        graph has integrated them too (a graph newer than the detections, stamped no earlier than the
+        frame), so that new objects have nodes."""
         stamp = self.world.t
+        detections, graphs_then = self._until_perceived(self._render(camera=self._head_pose(), stamp=stamp),
+                                                        lambda: self._publish_state(stamp))
         key = rclpy.time.Time.from_msg(time_to_msg(stamp)).nanoseconds
-        frame = self._render(camera=self._head_pose(), stamp=stamp)
+        with self._perceived_changed:
+            self._perceived_changed.wait_for(lambda: self._graphs[0] > graphs_then and self._graphs[1] >= key,
+                                             timeout=self.config.graph_wait)
+        return detections
+
+    def _until_perceived(self, frame, publish_state: Callable[[], None]) -> tuple[list[Detection], int]:
+        """Publish the poses and a frame (again every ``perception_resend`` s: a frame can be lost) until the
+        perception node's DetectionArray of its stamp arrives: (its detections, graphs received by then).
+        Raises UNAVAILABLE after ``perception_timeout`` s."""
+        key = rclpy.time.Time.from_msg(time_to_msg(frame.stamp)).nanoseconds
         with self._perceived_changed:
             self._perceived.pop(key, None)  # an earlier frame of this stamp may show another state
         deadline = time.monotonic() + self.config.perception_timeout
         while True:
-            self._publish_state(stamp)
+            publish_state()
             self._publish_frame(frame)
-            resend = min(deadline, time.monotonic() + 1.0)
+            resend = min(deadline, time.monotonic() + self.config.perception_resend)
             with self._perceived_changed:
-                while key not in self._perceived and time.monotonic() < resend:
-                    self._perceived_changed.wait(resend - time.monotonic())
-                if key in self._perceived:
-                    detections, graphs_then = self._perceived.pop(key)
-                    self._perceived_changed.wait_for(lambda: self._graphs[0] > graphs_then and self._graphs[1] >= key,
-                                                     timeout=self.config.graph_wait)
-                    return detections
+                if self._perceived_changed.wait_for(lambda: key in self._perceived, resend - time.monotonic()):
+                    return self._perceived.pop(key)
             if time.monotonic() >= deadline:
                 raise MnemoError(Status.UNAVAILABLE, f"no detections of the current view on {names.DETECTIONS} within "
                                                      f"{self.config.perception_timeout:.1f} s: is perception up?")
@@ -374,7 +389,9 @@ class SimNode(Node):
         render = bool(request.render or self.rendering)
         every = max(1, int(self.config.image_every))
         period = 1.0 / request.rate if request.rate > 0 else 0.0
-        count = 0
+        # honest: perception paces the frames (each one perceived); else the schedule does (late ones skipped)
+        awaits = self.honest and self.config.patrol_awaits_perception
+        count = frames = 0
         with self._lock:
             start = time.monotonic()
             for obs in self.runner.run_patrols(until):
@@ -383,13 +400,19 @@ class SimNode(Node):
                     delay = start + count * period - time.monotonic()
                     if delay > 0:
                         time.sleep(delay)
-                    behind = delay < -period  # rendering would lose the requested rate: skip this frame
-                self._publish_state(obs.stamp, obs)
-                self._publish_observation(obs, render and count % every == 0 and not behind)
-                count += 1
+                    behind = delay < -period and not awaits  # rendering would lose the requested rate: skip it
+                with_image = render and count % every == 0 and not behind
+                if with_image and awaits:  # honest: the frame is all there is to publish
+                    self._until_perceived(self._render(camera=obs.camera_pose, stamp=obs.stamp),
+                                          lambda: self._publish_state(obs.stamp, obs))
+                else:
+                    self._publish_state(obs.stamp, obs)
+                    self._publish_observation(obs, with_image)
+                count, frames = count + 1, frames + with_image
             response.observations = count
             response.clock = time_to_msg(self.world.t)
-        self.get_logger().info(f"patrol: {count} observations, clock now {self.world.t:.0f} s")
+        self.get_logger().info(f"patrol: {count} observations, {frames} frames{' perceived' if awaits else ''}, "
+                               f"clock now {self.world.t:.0f} s")
         return response
 
     def _start_task(self, request: StartTask.Request, response: StartTask.Response) -> StartTask.Response:

@@ -3,8 +3,8 @@ images, task control, and error responses (never a crash) for malformed requests
 from __future__ import annotations
 
 import math
-import os
 import threading
+from collections import Counter
 import time
 from pathlib import Path
 
@@ -282,5 +282,43 @@ def test_honest_skills_see_through_the_stacks_perception_and_graph(scenario_file
         segments = [segmentation_from_msg(m) for m in h.received[names.SEGMENTATION]]
         assert segments and all(not i for _, ids, _, kinds in segments for v, i in ids.items() if kinds[v] == "object")
         assert any("mug" in labels.values() for _, _, labels, _ in segments)
+    finally:
+        h.close()
+
+
+def test_honest_patrol_moves_on_once_perception_has_each_frame(scenario_file, tmp_path):
+    """perception:=honest: a patrol publishes each rendered frame until perception's detections of its stamp
+    come back (a stand-in that never gets the first copy of a frame), so every frame is perceived however
+    fast frames are asked for; without perception it ends UNAVAILABLE."""
+    from mnemo_interfaces.msg import DetectionArray
+
+    h = Harness(unique_domain_id(), [sim_factory(scenario_file, tmp_path / "data", perception="honest",
+                                                 image_every=20, perception_timeout=3.0)])
+    try:
+        detections = h.client.create_publisher(DetectionArray, names.DETECTIONS, 20)
+        received, answered, up = Counter(), set(), [True]
+
+        def perceive(image):  # the perception node's part, but the first copy of each frame is lost
+            stamp = time_from_msg(image.header.stamp)
+            received[stamp] += 1
+            if up[0] and received[stamp] > 1:
+                out = DetectionArray()
+                out.header.stamp = image.header.stamp
+                detections.publish(out)
+                answered.add(stamp)
+        h.client.create_subscription(Image, names.COLOR_IMAGE, perceive, sensor_qos(reliable=True, depth=5))
+        assert h.wait_for_publishers()
+
+        response = h.call(RunPatrol, names.SIM_RUN_PATROL, until_task="day 0 12:00", rate=1000.0)
+        assert response.error_code == Status.OK and response.observations == 200, response.error_msg
+        # every 20th observation's frame, none skipped for being behind 1000 observations/s
+        assert sorted(answered) == pytest.approx([9 * 3600 + i * 7200 / 199 for i in range(0, 200, 20)])
+        assert sorted(received) == sorted(answered)
+
+        received.clear()
+        up[0] = False  # perception gone
+        lost = h.call(RunPatrol, names.SIM_RUN_PATROL, until_task="find_mug", rate=0.0)
+        assert lost.error_code == Status.UNAVAILABLE and names.DETECTIONS in lost.error_msg
+        assert list(received) == [9 * 3600 + 86400]  # it waited on the first frame
     finally:
         h.close()

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity, Sighting
 from mnemo_planner.calendar import Calendar
-from mnemo_planner.grounding import Grounding, Similarity, norm, word_in_values
+from mnemo_planner.grounding import Grounding, Similarity, norm, respell, word_in_values
 
 
 def _a(label: str) -> str:
@@ -101,18 +101,21 @@ class Answerer:
             values = [norm(str(v)) for v in e.attributes.values()]
             return bool(words) and all(word_in_values(self.sim, w, values) for w in words)
 
+        # the options' slips mended against the values the things bear ("the mauvve one" of a "mauve" one)
+        vocab = [str(v) for e in ranked for v in e.attributes.values()]
+        options = [" ".join(respell(o.lower().split(), vocab)) for o in req.options]
         there = sorted(((len(h), max(s.until for s in h), e) for e in ranked
                         for h in [self._at_place(e, g, since, until)] if h), key=lambda x: (-x[0], -x[1]))
         if not there:
-            if any(bears(o, e) for o in req.options for e in ranked):
+            if any(bears(o, e) for o in options for e in ranked):
                 return "I did not see either of them there then."
             return "I cannot tell which one."
         seen = there[0][2]
-        mine = [o for o in req.options if bears(o, seen)]
+        mine = [o for o in options if bears(o, seen)]
         if len(mine) == 1:
             return f"The {mine[0]} one ({seen.label})."
         others = [e for e in ranked if e.key != seen.key]
-        free = [o for o in req.options if not any(bears(o, e) for e in others)]
+        free = [o for o in options if not any(bears(o, e) for e in others)]
         if not mine and len(free) == 1:
             return f"The {free[0]} one ({seen.label})."
         return "I cannot tell which one."

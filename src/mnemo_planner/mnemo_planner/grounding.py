@@ -18,6 +18,7 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
 from mnemo_planner.request import STOPWORDS, Request, content_words, one_edit
+from mnemo_planner.wording import compound, norm, respell, run_on
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
 PROBABLE = 0.55  # ... at which they name it when it is clearly the nearest of the home's labels
@@ -32,10 +33,6 @@ NEED = 0.25  # similarity at which a thing may answer a need stated in a sentenc
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
 COMPATIBLE = 0.7  # ... unless the words together stay this close to the label
 KIND = (0.85, 0.8, 0.65)  # score of names the lexicon relates: synonyms, one is-a link, two links
-
-
-def norm(phrase: str) -> str:
-    return " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", phrase.lower().replace("_", " ")))
 
 
 def spans(words: Sequence[str], longest: int = 4) -> list[str]:
@@ -72,11 +69,14 @@ def lexical(span: str, label: str) -> float:
         return 0.0
     if s == lab or "".join(s) == "".join(lab):  # (a compound written apart or joined: "gizmo box", "gizmobox")
         return 1.0
+    if len(s) > 1 and s == [w for w in lab if w not in STOPWORDS]:
+        return 1.0  # the name's words but its function word, which the request's words leave out
     if s[-1] == lab[-1]:  # (a one-word label elsewhere in the words only qualifies: a "gizmo stand")
         return HEAD
-    if len(s) == len(lab) and all(one_edit(a, b) or a == b for a, b in zip(s, lab)) and sum(len(a) for a in s) >= 5:
-        return 0.95  # a slip of the keyboard
-    if len(s[-1]) >= 5 and one_edit(s[-1], lab[-1]):
+    if len(s) == len(lab) and all(a == b or (one_edit(a, b) and not lexicon().knows(a)) for a, b in zip(s, lab)) \
+            and sum(len(a) for a in s) >= 5:
+        return 0.95  # a slip of the keyboard (a word of the language is itself, never a slip of a neighbour)
+    if len(s[-1]) >= 5 and one_edit(s[-1], lab[-1]) and not lexicon().knows(s[-1]):
         return HEAD - 0.05  # ... in the head of a longer name ("the mauve gizmoo")
     if len(s) == 1 and len(lab) == 1 and len(s[0]) >= 4 and lab[0].endswith(s[0]):
         return HEAD  # "widget" ~ "megawidget": the head of a compound word
@@ -101,11 +101,12 @@ class LabelMatch:
 
 
 def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
-                 noun_phrase: bool = False) -> list[LabelMatch]:
+                 noun_phrase: bool = False, text: str = "") -> list[LabelMatch]:
     """Each label with the best-matching span of ``words`` (spans end in a content word). Of a
     ``noun_phrase`` (the words after the verb, nothing else), only spans that end at its head, the last
     word: a "gizmo stand" is judged as a whole, never by its qualifier alone, even when no stand has
     been seen yet (a participle after the noun, "the gizmo lying there", is no head)."""
+    words = respell(words, labels)
     cands = [s for s in spans(list(words)) if s.split()[-1] not in STOPWORDS]
     if noun_phrase and words and not words[-1].endswith(("ing", "ed")):
         cands = [s for s in cands if s.split()[-1] == words[-1]]
@@ -114,6 +115,8 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
         return []
     sims = sim.matrix(cands, [norm(lab) for lab in labels])
     whole = sim.matrix([" ".join(words)], [norm(lab) for lab in labels])[0] if noun_phrase and len(words) > 1 else None
+    # the lexicon judges a span with the nouns before it (a "dax ledge" is not a ledge to judge by its head)
+    with_nouns = {c: compound(list(words), c, text or " ".join(words) if noun_phrase else text) for c in cands}
     out = []
     for j, lab in enumerate(labels):
         best = LabelMatch(lab, 0.0, "")
@@ -122,7 +125,7 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
             score = max(lex, float(sims[i, j]))
-            score = max(score, related(c, lab))
+            score = max(score, related(with_nouns[c], lab))
             if score > best.score or (score == best.score and len(c) > len(best.span)):
                 best = LabelMatch(lab, score, c)
         out.append(best)
@@ -175,7 +178,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     rooms = sorted({f.room for f in beliefs.fixtures.values() if f.room} | {e.room for e in beliefs.entities.values() if e.room})
     room_names = {r.replace("_", " "): r for r in rooms}
     labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
-    rm = [m for m in match_labels(sim, words, list(room_names)) if m.score >= PLACE]
+    rm = [m for m in match_labels(sim, words, list(room_names), text=phrase) if m.score >= PLACE]
     room_words = set(rm[0].span.split()) if rm else set()
     tied = [m for m in rm if m.score >= rm[0].score - PLACE_TIE]
     if len(tied) > 1 and norm(rm[0].span) != norm(rm[0].label):
@@ -186,14 +189,14 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         room_words = set(words[max(i - 1, 0):i + 1])
         near = sim.matrix([" ".join(words[max(i - 1, 0):i + 1])], [m.label for m in tied])[0]
         rm = [m for m, v in sorted(zip(tied, near), key=lambda x: -x[1]) if v >= near.max() - PLACE_TIE]
-    fm_all = match_labels(sim, words, labels)
+    fm_all = match_labels(sim, words, labels, text=phrase)
     if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & room_words:
         rm, room_words = [], set()  # the words name a fixture better than a room ("the den gizmo stand", not "the den")
     chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
     rest = [w for w in words if w not in room_words]
     fixtures: list[str] = []
     if rest:
-        fm = fm_all if rest == words else match_labels(sim, rest, labels)
+        fm = fm_all if rest == words else match_labels(sim, rest, labels, text=phrase)
         if fm and fm[0].score >= PLACE:
             top = [m.label for m in fm if m.score >= fm[0].score - PLACE_TIE]
             fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
@@ -243,6 +246,8 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[La
 
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
+    # slips mended against the names and attribute words known, for every use of the words below
+    req = replace(req, words=tuple(respell(list(req.words), [*beliefs.labels(), *sorted(beliefs.value_words())])))
     inner = re.match(r"(.+?)\s+(?:on|in|at|inside|under|by)\s+(?:the|a|an|my|our|your)\s+(.+)$", req.place)
     if req.kind == "with" and inner and not named(match_labels(sim, list(req.words), beliefs.labels())) and named(
             match_labels(sim, content_words(inner.group(1)), beliefs.labels())):
@@ -252,13 +257,13 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     if req.kind == "with" or req.match:  # "what was next to X on Y", "like the X on Y": X may sit in the place slot
         words += content_words(req.place)
     labels = beliefs.labels()
-    matches = match_labels(sim, words, labels)
+    matches = match_labels(sim, words, labels, text=f"{req.phrase} {req.place}")
     place = ground_place(sim, beliefs, req.place) if req.place else ([], [])
     keep = named(matches, req.words[-1] if req.words else "")
     if req.named and req.intent != "recall" and not req.match and req.kind != "with":
         # the noun phrase after the verb names the thing; the rest of the sentence is the situation
         # ("I want to fix the plinth, I need a gizmo")
-        thing = content_words(req.named)
+        thing = run_on(req.phrase, content_words(req.named), labels)
         keep = named(match_labels(sim, thing, labels, noun_phrase=True), thing[-1] if thing else "")
     if not keep and req.place and not any(place):
         # "when did your sensors last land on the mauve gizmo": the place slot holds the thing

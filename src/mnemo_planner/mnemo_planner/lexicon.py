@@ -19,6 +19,7 @@ DEFAULT_ROOT = "/usr/share/wordnet"
 ENV = "MNEMO_WORDNET"  # a directory holding index.noun, data.noun and noun.exc; "" turns the lexicon off
 PHYSICAL = {"06", "13", "17", "20", "27"}  # noun.artifact, noun.food, noun.object, noun.plant, noun.substance
 HYPERNYM = ("@", "@i")
+NOT_HEAD_FINAL = {"of", "and", "or", "with", "for", "in", "on", "to"}  # ("a box of gizmos" is a box)
 
 
 class Lexicon:
@@ -52,6 +53,17 @@ class Lexicon:
                     if len(parts) >= 2:
                         self._irregular.setdefault(parts[0], parts[1])
         self._data = open(os.path.join(root, "data.noun"), "rb")
+        self._other: set[str] = set()  # lemmas of the other parts of speech, and their irregular forms
+        self._adjectives: set[str] = set()
+        for pos in ("verb", "adj", "adv"):
+            for name in (f"index.{pos}", f"{pos}.exc"):
+                path = os.path.join(root, name)
+                if os.path.isfile(path):
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        lemmas = {line.split()[0] for line in f if line[:1] not in (" ", "\n")}
+                    self._other |= lemmas
+                    if pos == "adj":
+                        self._adjectives |= lemmas
 
     def __bool__(self) -> bool:
         return bool(self._index)
@@ -70,6 +82,23 @@ class Lexicon:
                         if parts[at + 1 + 4 * i] in HYPERNYM)
             self._synsets[offset] = (parts[1], ups)
         return self._synsets[offset]
+
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` is a word of the language (a noun, verb, adjective or adverb of the database,
+        or a regular form of one): written as it is spelled, never a slip of another."""
+        w = word.lower()
+        stems = {w, self._irregular.get(w, w), singular(w)}
+        for suffix in ("s", "es", "d", "ed", "ing", "er", "est", "ly"):
+            if w.endswith(suffix) and len(w) > len(suffix) + 2:
+                stem = w[:-len(suffix)]
+                stems |= {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+        return any(f in self._index or f in self._other for f in stems)
+
+    def noun_only(self, word: str) -> bool:
+        """A noun that is no adjective: before another noun, it makes a compound with it (a "plinth
+        holder" is no kind of holder to judge by its head alone), where an adjective only qualifies."""
+        w = word.lower()
+        return any(f in self._index for f in (w, singular(w))) and w not in self._adjectives
 
     def senses(self, phrase: str) -> tuple[int, ...]:
         """Synsets of physical things that the phrase (one or more words) names as a whole."""
@@ -97,18 +126,28 @@ class Lexicon:
             frontier = nxt
         return out
 
+    def meaning(self, phrase: str) -> tuple[tuple[int, ...], int]:
+        """The phrase's senses and 0; or, for a name of several words the database lacks, its head's
+        (the last word: a "dax album" is an album) and 1, the link the name adds below its head."""
+        whole = self.senses(phrase)
+        words = phrase.lower().replace("-", " ").split()
+        if whole or len(words) < 2 or not all(w.isalnum() for w in words) or set(words) & NOT_HEAD_FINAL:
+            return whole, 0
+        return self.senses(words[-1]), 1
+
     def distance(self, a: str, b: str, hops: int = 2) -> Optional[int]:
         """Is-a links between what two phrases name (0: synonyms), up to ``hops``; None when
-        unrelated or unknown. Only one direction counts per pair: one must be a kind of the other."""
-        sa, sb = self.senses(a), self.senses(b)
-        if not sa or not sb:
+        unrelated or unknown. Only one direction counts per pair: one must be a kind of the other.
+        At most one of the two may be known by its head alone (two kinds of one head are not alike)."""
+        (sa, xa), (sb, xb) = self.meaning(a), self.meaning(b)
+        if not sa or not sb or (xa and xb):
             return None
         best = None
         for lower, upper in ((sa, sb), (sb, sa)):
             up = self.ancestors(lower, hops)
             for o in upper:
-                if o in up and (best is None or up[o] < best):
-                    best = up[o]
+                if o in up and up[o] + xa + xb <= hops and (best is None or up[o] + xa + xb < best):
+                    best = up[o] + xa + xb
         return best
 
 

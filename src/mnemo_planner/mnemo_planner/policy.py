@@ -13,8 +13,6 @@ records); the outcome text is for people and language models.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from mnemo_common.skill_codes import SkillCode
@@ -23,48 +21,19 @@ from mnemo_planner import request as rq
 from mnemo_planner.answers import Answerer
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.calendar import Calendar
-from mnemo_planner.dialogue import DialogueContext
-from mnemo_planner.grounding import NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels, named
+from mnemo_planner.dialogue import DialogueContext, continues
+from mnemo_planner.grounding import (NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels, named,
+                                     run_on)
 from mnemo_planner.hypotheses import (FIT, Place, entity_places, fit_of, is_container, match_fit, need_fit,
                                       rank_entities, search_places, settle_for)
 from mnemo_planner.loop import PolicyInput, WorkingEntry
+from mnemo_planner.task_state import TaskState
 from mnemo_planner.tools import Action
 
 OPEN_TRIES = 2  # attempts on one handle before giving up on it (a lock the analyzer names ends it at once)
 SETTLE_REACH = 3  # the most steps settling waits for (a drive, opening, the grasp): with more left the search
 # goes on, and the candidates need not be scored
 OPEN_FRESH = 120.0  # s: a container seen open this recently is believed still open
-
-
-@dataclass
-class TaskState:
-    req: rq.Request
-    now: float
-    seen: int = 0
-    surveyed: bool = False
-    memory_asked: int = 0
-    grounded: bool = False
-    g: Grounding = field(default_factory=Grounding)
-    ranked: list = field(default_factory=list)  # (fit, Entity)
-    places: list = field(default_factory=list)
-    planned: bool = False
-    at: str = ""
-    here: Optional[tuple] = None
-    explored: set = field(default_factory=set)
-    locked: set = field(default_factory=set)
-    opened: set = field(default_factory=set)
-    open_tries: Counter = field(default_factory=Counter)
-    looked: bool = False
-    inside: bool = False
-    visible: list = field(default_factory=list)
-    current: Optional[Place] = None
-    holding: bool = False
-    no_place: set = field(default_factory=set)  # fixtures where putting down failed
-    closed: set = field(default_factory=set)  # containers found closed in this task
-    failed: set = field(default_factory=set)  # (entity key, fixture) picks that found nothing
-    target: str = ""  # the entity the request settled on
-    glance: Optional[dict] = None  # entity key -> last seen, taken before reading the graph on arrival
-    settle: str = ""  # the best thing known that fits at all, fetched when the search cannot finish
 
 
 class GeneralPolicy:
@@ -97,22 +66,30 @@ class GeneralPolicy:
             self._t = TaskState(rq.parse(state.instruction, state.now, self.calendar), state.now)
             self._key, self.beliefs = key, Beliefs()
             self._previous = self.context.recent(state.now) if self.context is not None else None
+            prev = self._previous if continues(state.instruction) else None  # a request that continues the one
+            if prev:  # before finds the robot where that one left it, holding what it held
+                self._t.at, self._t.here, self._t.holding = prev["at"], prev["here"], prev["holding"]
+                self._t.opened = {self._t.at} if prev["open_here"] else set()
         t = self._t
         for entry in state.history[t.seen:]:
             self._absorb(t, entry)
         t.seen = len(state.history)
         action = self._next(t, state.remaining)
-        self._remember(t)
+        self._remember(t, picking=action.tool == "pick")
         return action
 
-    def _remember(self, t: TaskState) -> None:
+    def _remember(self, t: TaskState, picking: bool = False) -> None:
+        """What the next task may build on. (A task ends on the pick that succeeds, before its outcome
+        reaches the policy: a task whose last word was a pick ended holding the thing.)"""
         if self.context is None:
             return
         e = self.beliefs.entities.get(t.target)
         prev = self._previous or {}
         scope = t.g.scope or (prev.get("scope", []) if not t.g.fixtures else [])
         self.context.remember(start=t.now, target=t.target, label=e.label if e else prev.get("label", ""),
-                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked))
+                              scope=list(scope), explored=sorted(t.explored), locked=sorted(t.locked),
+                              places=list(t.g.fixtures) if len(t.g.fixtures) > 1 else [],  # "one of the crates"
+                              at=t.at, here=t.here, holding=t.holding or t.carrying or picking, open_here=t.at in t.opened)
 
     # -- reading outcomes ----------------------------------------------------------------------
     def _absorb(self, t: TaskState, entry: WorkingEntry) -> None:
@@ -156,8 +133,9 @@ class GeneralPolicy:
                 t.open_tries[target] += 1
         elif tool in ("detect", "peek"):
             if out.ok:
-                dets = data.get("detections" if tool == "detect" else "contents", []) or []
+                dets, known = data.get("detections" if tool == "detect" else "contents", []) or [], self.beliefs.labels()
                 t.visible = self.beliefs.add_detections(dets, t.at, t.now, inside=tool == "peek")
+                t.grounded = t.grounded and not {e.label for e in t.visible} - set(known)  # a name first seen: named?
                 t.looked, t.inside = True, tool == "peek"
                 t.failed -= {(e.key, t.at) for e in t.visible}  # in view now: a grasp may work
             elif code == SkillCode.CONTAINER_CLOSED:
@@ -170,10 +148,12 @@ class GeneralPolicy:
                 t.current = Place(str(data["reachable_from"]), target, "the arm saw it there")
                 t.looked, t.visible = False, []
         elif tool == "pick":
-            t.target = str(data.get("picked_id", "")) or target
+            t.target, t.carrying = str(data.get("picked_id", "")) or target, True
         elif tool == "place":
             if out.ok or code == SkillCode.GRIPPER_EMPTY:
-                t.holding = False
+                t.holding = t.carrying = False
+            if code == SkillCode.GRIPPER_EMPTY:  # only a continuation presumes a full gripper: the world changed
+                t.at, t.here = "", None  # since, and where the robot stands is not known either
             elif code != SkillCode.NOT_AT_FIXTURE:
                 t.no_place.add(target)
 
@@ -200,8 +180,10 @@ class GeneralPolicy:
             return
         t.g = ground(self.sim, self.beliefs, t.req)
         prev = self._previous or {}
-        if not t.g.scope and not t.g.fixtures and prev.get("scope"):
-            t.g.scope = [f for f in prev["scope"] if f in self.beliefs.fixtures]  # a follow-up searches on
+        # a follow-up searches on: in the scope before, or among the places the request before named
+        carried = prev.get("scope") or (prev.get("places", []) if continues(t.req.text) else [])
+        if not t.g.scope and not t.g.fixtures and carried:
+            t.g.scope = [f for f in carried if f in self.beliefs.fixtures]
         if prev:
             t.locked |= set(prev.get("locked", []))
         t.ranked = rank_entities(self.sim, self.beliefs, t.req, t.g, prev)
@@ -243,7 +225,7 @@ class GeneralPolicy:
             places += entity_places(self.beliefs, e, t.locked)
         if t.g.scope:  # "check the crates": the places named are searched before what is known elsewhere
             places = [p for p in places if p.fixture in t.g.scope]
-        thing = t.g.labels[0] if t.g.labels else (t.g.need or t.req.phrase)
+        thing = t.g.labels[0] if t.g.labels else (t.g.named or t.g.need or t.req.phrase)
         last = max((e.last_seen for _, e in t.ranked), default=None)
         skip = t.locked | {p.fixture for p in places}
         places += search_places(self.sim, self.beliefs, thing, t.g, skip, t.here, last, t.g.scope)
@@ -273,8 +255,8 @@ class GeneralPolicy:
                 m = match_labels(self.sim, list(t.req.words), [e.label])
                 score = m[0].score if m and m[0].score >= NAMED else 0.0
         elif g.named:  # a thing never seen, asked for by name: the name must name what is in view
-            m = [x for x in named(match_labels(self.sim, g.named.split(), self.beliefs.labels(), noun_phrase=True),
-                                 g.named.split()[-1])
+            words = run_on(t.req.phrase, g.named.split(), [e.label])
+            m = [x for x in named(match_labels(self.sim, words, self.beliefs.labels(), noun_phrase=True), words[-1])
                  if x.label == e.label]
             score = m[0].score if m else 0.0
         elif g.need:  # the thing in view that best answers the need, if any answers it at all

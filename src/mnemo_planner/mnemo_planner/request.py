@@ -33,7 +33,7 @@ STOPWORDS = {
     "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
-    "whenever", "unless", "while", "once", "as", "tell", "know", "remind",
+    "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside",
     # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }
 PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
@@ -358,7 +358,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
     for m in re.finditer(r"\b(?:bring|fetch|get|grab|find|give|hand|pass|take|need|want|like|retrieve|locate|pick up|"
-                         r"put|left|placed|stored|hid|dropped|(?:look|looking|search|hunt) for)\s+"
+                         r"put|left|placed|stored|hid|dropped|(?:look|looking|search|hunt) for|(?:'m|am|are) after)\s+"
                          r"(?:me\s+|us\s+|over\s+)?(?:(?:the|a|an|my|some|any|our|his|her|their|[a-z]+'s)\s+)?"
                          r"([a-z][\w\- ]*)", s):
         phrase = noun_phrase(m.group(1))

@@ -64,3 +64,9 @@ def test_a_question_about_a_kind_is_answered_about_the_instance_seen_even_when_a
     # this home's things come in teal, but no gizmo does: "not seen" would still be the wrong answer
     a = _answer(sim, b, "Where have you glimpsed the teal gizmo?")
     assert "not seen" not in a and "crate" in a, a
+
+
+def test_an_option_spelt_with_a_slip_is_answered_with_the_value_as_memory_holds_it(sim):
+    b = _home()
+    a = _answer(sim, b, "Which gizmo was on the crate all week, the fluuted one or the quorvo one?")
+    assert "fluted" in a and "fluuted" not in a, a

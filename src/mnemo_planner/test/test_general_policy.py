@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 PLANNER = Path(__file__).resolve().parents[1] / "mnemo_planner"
-GENERAL_MODULES = ("policy", "request", "grounding", "beliefs", "hypotheses", "answers", "calendar", "dialogue", "words")
+GENERAL_MODULES = ("policy", "request", "grounding", "beliefs", "hypotheses", "answers", "calendar", "dialogue", "words",
+                   "wording", "task_state", "lexicon")
 
 
 @pytest.fixture(scope="module")

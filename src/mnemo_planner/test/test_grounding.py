@@ -192,3 +192,15 @@ def test_within_a_window_what_was_seen_then_outweighs_the_graph_s_stay(sim):
     fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("n1", "n2")}
     assert fits["n2"] > fits["n1"], fits
     assert set(b.entities["n1"].places()) == {"plinth_1", "crate_1"}  # (without a window: every stay counts)
+
+
+def test_a_name_holding_a_function_word_is_named_when_the_request_spells_it_whole(sim):
+    """The noun phrase stops at its first function word; a known name that runs on past it ("a dax up
+    kit") is still the thing named, and the words before it qualify it."""
+    b = Beliefs()
+    b.add_nodes([_fixture("shelf_1", "shelf"), _node("k1", "dax up kit", "shelf_1", color="mauve"),
+                 _node("d1", "dax", "shelf_1", color="teal")])
+    req = rq.parse("Could you bring me the mauve dax up kit?", NOW)
+    g = ground(sim, b, req)
+    assert g.labels == ["dax up kit"], g
+    assert "mauve" in g.modifiers + g.qualifiers

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo_planner import grounding, lexicon as lx
+from mnemo_planner import grounding, lexicon as lx, wording
 
 # (key, lexicographer file, words, hypernym keys): 06 is WordNet's file of artifacts, 26 of states
 SYNSETS = [
@@ -41,6 +41,9 @@ def _write_db(root) -> None:
         f"{w} n {len(o)} 1 @ {len(o)} 0 " + " ".join(f"{x:08d}" for x in o) + "  \n" for w, o in sorted(index.items())),
         encoding="utf-8")
     (root / "noun.exc").write_text("gizmata gizmo\n", encoding="utf-8")
+    (root / "index.verb").write_text("  1 header line\nfrobnicate v 1 1 @ 1 0 00000000  \n", encoding="utf-8")
+    (root / "verb.exc").write_text("frobbed frob\n", encoding="utf-8")
+    (root / "index.adj").write_text("  1 header line\nmauve a 1 1 & 1 0 00000000  \n", encoding="utf-8")
 
 
 @pytest.fixture
@@ -64,8 +67,51 @@ def test_synonyms_kinds_and_unrelated_names(mini):
     assert mini.distance("unknownword", "gizmo") is None
 
 
+def test_a_name_the_database_lacks_is_known_by_its_head(mini):
+    assert mini.distance("dax gizmo", "gizmo") == 1  # a dax gizmo is a gizmo
+    assert mini.distance("dax gizmo", "holder") == 2  # ... and so a holder, one link further
+    assert mini.distance("dax megagizmo", "holder") is None  # (three links: too far)
+    assert mini.distance("dax gizmo", "zorp gizmo") is None  # two kinds of one head are not alike
+    assert mini.distance("dax of gizmos", "gizmo") is None  # a phrase with a function word has no head here
+
+
+def test_a_noun_before_a_name_makes_a_compound_an_adjective_only_qualifies(mini):
+    """A "plinth holder" is judged whole (unknown, so by nothing the lexicon knows), never as a holder; a
+    "mauve holder" is a holder."""
+    assert mini.noun_only("plinth") and not mini.noun_only("mauve")
+    assert wording.compound(["plinth", "holder"], "holder", "the plinth holder") == "plinth holder"
+    assert wording.compound(["mauve", "holder"], "holder", "the mauve holder") == "holder"
+    # words the function words between them kept apart make no compound ("a plinth with the holder")
+    assert wording.compound(["plinth", "holder"], "holder", "a plinth with the holder") == "holder"
+    assert grounding.related("holder", "dax gizmo") > 0.0  # a dax gizmo is a gizmo, a kind of holder
+    assert grounding.related(wording.compound(["plinth", "holder"], "holder", "plinth holder"), "dax gizmo") == 0.0
+
+
+def test_words_of_the_language_are_never_taken_for_slips(mini):
+    assert mini.knows("gizmos") and mini.knows("gizmata") and mini.knows("holder")
+    assert mini.knows("frobnicating") and mini.knows("frobnicated") and mini.knows("frobbed")
+    assert not mini.knows("gizmoo") and not mini.knows("hodler")
+
+
 def test_senses_of_no_physical_thing_are_ignored(mini):
     assert len(mini.senses("widget")) == 1  # the artifact, not the state
+
+
+def test_a_slip_that_spells_another_word_is_that_word(mini):
+    # "holder" is a word: a request for the dax holder names no dax holden, a "dax hodler" does
+    assert grounding.lexical("dax holder", "dax holden") == 0.0
+    assert grounding.lexical("dax hodler", "dax holder") == 0.95
+    assert grounding.lexical("mauve hodler", "dax holder") == grounding.HEAD - 0.05
+
+
+def test_a_word_that_is_no_word_is_mended_to_a_known_name(mini):
+    names = ["quorvo crate", "snorkum"]
+    assert grounding.respell(["the", "qourvo", "crate"], names) == ["the", "quorvo", "crate"]  # two letters swapped
+    assert grounding.respell(["snorkumm"], names) == ["snorkum"]
+    assert grounding.respell(["holder", "gizmoo"], ["holden", "gizmo"]) == ["holder", "gizmo"]
+    # four letters: a dropped letter or a swap, never another letter (which makes another word too often)
+    assert grounding.respell(["daxe"], ["daxa pod"]) == ["daxe"]
+    assert grounding.respell(["dxaa"], ["daxa pod"]) == ["daxa"]
 
 
 def test_a_synonym_names_a_label_the_embedding_model_places_far(mini, sim):

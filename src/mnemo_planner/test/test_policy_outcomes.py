@@ -1,7 +1,8 @@
-"""The general policy learns the robot's state from typed skill outcomes, never from the dialogue:
-a request that follows a fetch does not assume the gripper still holds the fetched thing or that the
-robot still stands where it picked it; a refusal because the gripper is full, or because the robot is
-not at the fixture, corrects the belief and the task goes on."""
+"""The general policy learns the robot's state from typed skill outcomes: a request that follows a
+fetch does not assume the gripper still holds the fetched thing or that the robot still stands where
+it picked it, unless the request opens as a continuation of the one before ("after that, ..."); either
+way a refusal because the gripper is full, empty, or because the robot is not at the fixture, corrects
+the belief and the task goes on."""
 from __future__ import annotations
 
 from mnemo_common.skill_codes import SkillCode
@@ -23,8 +24,13 @@ NODES = [
 class World:
     """A robot at a fixture (or nowhere), with a gripper; skills answer with typed codes."""
 
-    def __init__(self, holding: str = "", at: str = ""):
+    def __init__(self, holding: str = "", at: str = "", nodes=None):
         self.holding, self.at, self.calls = holding, at, []
+        self.nodes = NODES if nodes is None else nodes
+
+    @property
+    def everything(self):
+        return self.nodes + getattr(self, "unseen", [])
 
     def _fail(self, code: SkillCode, text: str, **data) -> ToolOutcome:
         return ToolOutcome(False, text, {"outcome": int(code), **data})
@@ -33,7 +39,7 @@ class World:
         tool, target = action.tool, str(action.arguments.get("target", ""))
         self.calls.append((tool, target))
         if tool == "query_scene_graph":
-            return ToolOutcome(True, "graph", {"nodes": NODES})
+            return ToolOutcome(True, "graph", {"nodes": self.nodes})
         if tool == "navigate":
             self.at = target
             return ToolOutcome(True, "arrived", {"at_fixture": target, "robot_pose": (0.0, 0.0, 0.0)})
@@ -42,9 +48,10 @@ class World:
         if tool == "open":
             return ToolOutcome(True, "opened", {"outcome": 0})
         if tool == "peek":
-            return ToolOutcome(True, "inside", {"contents": []})
+            inside = [n for n in self.everything if n.get("parent") == self.at]
+            return ToolOutcome(True, "inside", {"contents": [{"label": n["label"], "node_id": n["id"]} for n in inside]})
         if tool == "detect":
-            here = [n for n in NODES if n.get("parent") == self.at]
+            here = [n for n in self.nodes if n.get("parent") == self.at]
             return ToolOutcome(True, "seen", {"detections": [{"label": n["label"], "node_id": n["id"]} for n in here]})
         if tool == "place":
             if not self.holding:
@@ -54,7 +61,7 @@ class World:
         if tool == "pick":
             if self.holding:
                 return self._fail(SkillCode.GRIPPER_OCCUPIED, "full")
-            node = next((n for n in NODES if n["id"] == target), None)
+            node = next((n for n in self.everything if n["id"] == target), None)
             if node is None or node.get("parent") != self.at:
                 return self._fail(SkillCode.NOT_VISIBLE, "not in view")
             self.holding = target
@@ -120,3 +127,52 @@ def test_when_the_search_cannot_finish_the_nearest_thing_known_is_fetched():
     assert world.holding in ("mug_1", "bowl_1"), world.calls
     assert result.steps_used <= 6
     assert any(tool == "navigate" and target == "vault_1" for tool, target in world.calls)  # it searched first
+
+
+def test_a_request_that_continues_finds_the_robot_where_it_was_holding_what_it_fetched():
+    context = DialogueContext()
+    world = World()
+    assert run_task("bring me the mug", 12, GeneralPolicy(context=context), world, lambda: 100.0).success
+    # the same conversation goes on: the robot still holds the mug at the table, and puts it down there
+    # (one step) instead of learning of the full gripper from a refused grasp
+    result = run_task("after that, the bowl", 12, GeneralPolicy(context=context), world, lambda: 200.0)
+    assert result.success and world.holding == "bowl_1"
+    calls = world.calls[world.calls.index(("pick", "mug_1")) + 1:]
+    assert [c for c in physical_calls(calls)][:2] == [("place", "plinth_1"), ("pick", "bowl_1")]
+
+
+def test_a_continuation_whose_presumption_is_wrong_is_corrected_by_the_outcome():
+    context = DialogueContext()
+    first = World()
+    assert run_task("bring me the mug", 12, GeneralPolicy(context=context), first, lambda: 100.0).success
+    second = World(holding="", at="")  # handed over, and the robot was sent home in between
+    result = run_task("and then the bowl", 12, GeneralPolicy(context=context), second, lambda: 200.0)
+    assert result.success and second.holding == "bowl_1"
+    assert len(physical(second)) <= 4  # at most the refused put-down and one refused skill more
+
+
+def physical_calls(calls):
+    return [c for c in calls if c[0] not in ("query_scene_graph",) and not c[0].startswith("search_memory")]
+
+
+def _box(fid, label, x):
+    return {"id": fid, "kind": "fixture", "label": label, "room": "atrium", "position": (x, 0.0, 0.5),
+            "properties": {"state": "closed", "openable": "true"}, "last_seen": 10.0}
+
+
+def test_a_follow_up_searches_on_among_the_places_the_request_before_named():
+    """"in one of the crates": the crates named stay the places a continuation searches, before any
+    other container the thing might plausibly be in."""
+    nodes = [_box("crate_1", "crate", 1.0), _box("crate_2", "crate", 9.0), _box("vorple_1", "vorple", 2.0),
+             _box("kessik_1", "kessik", 3.0), _box("drumlet_1", "drumlet", 4.0),
+             {"id": "dax_1", "kind": "object", "label": "dax", "parent": "crate_1", "room": "atrium",
+              "last_seen": 10.0}]
+    world = World(nodes=nodes)
+    world.unseen = [{"id": "snorkum_1", "label": "snorkum", "parent": "crate_2"}]
+    context = DialogueContext()
+    run_task("I left the dax in one of the crates, fetch it", 12, GeneralPolicy(context=context), world,
+             lambda: 100.0)
+    world.calls.clear()
+    run_task("after that, fetch the snorkum", 12, GeneralPolicy(context=context), world, lambda: 200.0)
+    visits = [target for tool, target in world.calls if tool == "navigate"]
+    assert visits and visits[0] == "crate_2", world.calls

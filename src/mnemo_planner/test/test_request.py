@@ -45,6 +45,10 @@ def test_follow_ups_and_typos():
 def test_named_thing_or_a_need():
     assert rq.parse("I want to wash up, I need the sponge.", NOW).named == "sponge"
     assert rq.parse("I'm cold.", NOW).named == ""
+    assert rq.parse("I'm after the mauve gizmo.", NOW).named == "mauve gizmo"  # (to be after: to want)
+    assert rq.parse("We are after the dax.", NOW).named == "dax"
+    # a verb with only its particle after it ("put away") names no thing
+    assert rq.parse("Bring me the dax from where it's put away!", NOW).named == "dax"
     assert rq.parse("Fetch me something to write with.", NOW).named == ""
 
 

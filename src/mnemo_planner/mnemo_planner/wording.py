@@ -4,6 +4,7 @@ that holds a function word run on past it, and the nouns that make a compound wi
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
 
 from mnemo_planner.lexicon import lexicon
@@ -22,7 +23,7 @@ def respell(words: Sequence[str], names: Sequence[str]) -> list[str]:
     lex = lexicon()
     if not lex:
         return list(words)
-    vocab = {w for name in names for w in norm(name).split() if len(w) >= 4}
+    vocab = _vocabulary(tuple(names))
     out = []
     for w in words:
         if len(w) >= 4 and w not in vocab and not lex.knows(w):
@@ -30,6 +31,13 @@ def respell(words: Sequence[str], names: Sequence[str]) -> list[str]:
             w = near[0] if len(near) == 1 else w
         out.append(w)
     return out
+
+
+@lru_cache(maxsize=256)
+def _vocabulary(names: tuple[str, ...]) -> frozenset:
+    """The words of four letters or more of the names (one set per list of names: the known labels
+    change only when something new is seen, and every grounding asks)."""
+    return frozenset(w for name in names for w in norm(name).split() if len(w) >= 4)
 
 
 def run_on(phrase: str, thing: list[str], labels: Sequence[str]) -> list[str]:

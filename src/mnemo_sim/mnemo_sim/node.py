@@ -17,7 +17,9 @@ map's). Its skills see what the stack's perception makes of the current view: th
 published and the perception node's DetectionArray of that stamp awaited (``perception_timeout``);
 objects are named by the latest scene graph (``names.SCENE_GRAPH``) and ``pick`` takes a graph node
 id, resolved to the physical object by label and position, failing NOT_VISIBLE when none is there.
-A patrol's frames are awaited the same way (``patrol_awaits_perception``): each one is perceived.
+A patrol renders every ``image_every``-th observation's view and awaits those frames the same way
+(``patrol_awaits_perception``): each one rendered is perceived, however slow the machine. Each
+patrol logs its frames, how often they were sent and where the time went (render, until perceived).
 Only ScoreTask maps what was picked back to the truth.
 
 Run: ``python -m mnemo_sim.node --ros-args -p scenario:=FILE -p render:=true``.
@@ -28,11 +30,10 @@ import math
 import re
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-import numpy as np
 import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
@@ -59,64 +60,17 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_sim import scenarios_dir
 from mnemo_sim.conversions import clock_to_msg, graph_objects_from_msg, segmentation_to_msg
-from mnemo_sim.honest import GraphObject, GraphPerception, anonymous_segmentation
+from mnemo_sim.honest import GraphPerception, anonymous_segmentation
+from mnemo_sim.interaction_frames import save_interaction_frames
+from mnemo_sim.node_config import DESCRIPTIONS, SimConfig
 from mnemo_sim.patrol import camera_pose
+from mnemo_sim.perceived import PerceivedFrames
 from mnemo_sim.scenario import clock, load_scenario
 from mnemo_sim.skills import SkillConfig
 from mnemo_sim.tasks import TaskRunner
 
 NODE_NAME = names.SIM_NODE
-
-
-@dataclass(frozen=True)
-class SimConfig:
-    scenario: str = ""
-    seed: int = -1
-    data_dir: str = "data"
-    render: bool = False
-    publish_rate: float = 10.0
-    image_every: int = 1
-    miss_grasp_probability: float = 0.1
-    frame_id: str = "map"
-    camera_frame_id: str = "camera_color_optical_frame"
-    reliable_images: bool = True
-    perception: str = "oracle"
-    perception_timeout: float = 10.0
-    perception_resend: float = 0.25
-    graph_wait: float = 3.0
-    patrol_awaits_perception: bool = True
-
-
 CONFIG_TYPE = SimConfig
-
-DESCRIPTIONS = {
-    "scenario": "household-scenario/1 YAML file; empty loads the shipped example_apartment",
-    "seed": "randomness seed for skills (missed grasps); -1 uses the scenario's seed",
-    "data_dir": "folder for interaction frames (data_dir/interactions/<id>/*.png)",
-    "render": "render camera images (RGB, depth, segmentation) with MuJoCo",
-    "publish_rate": "Hz of the /clock and pose heartbeat while idle (0 disables it)",
-    "image_every": "during patrols, render and publish images for every Nth observation "
-                   "(with a RunPatrol rate, frames are also skipped while behind schedule, unless the patrol "
-                   "awaits perception)",
-    "miss_grasp_probability": "share of open/close attempts that miss the handle",
-    "frame_id": "map frame of poses and observations",
-    "camera_frame_id": "optical frame id of the camera images",
-    "reliable_images": "publish images RELIABLE (matches best-effort and reliable subscribers; "
-                       "large frames sent best effort are often lost between processes) or BEST_EFFORT",
-    "perception": "oracle: publish the simulator's observations (instance ids, supports, authored attributes; an "
-                  "upper bound) | honest: raw sensor data only (always rendered), skills see through the stack's "
-                  "perception and scene graph and take graph node ids",
-    "perception_timeout": "honest mode: seconds a skill, or a patrol awaiting perception, waits for perception's "
-                          "detections of a frame before it fails UNAVAILABLE",
-    "perception_resend": "honest mode: seconds after which a frame perception has not answered is published again "
-                         "(a large frame can be lost or delayed between processes)",
-    "graph_wait": "honest mode: seconds a skill then waits for the scene graph to integrate that frame (new objects "
-                  "get their node ids); after it, the latest graph names what it can",
-    "patrol_awaits_perception": "honest mode: a patrol moves on from a rendered frame only once perception's "
-                                "detections of it arrive (as for a skill's view; the RunPatrol rate becomes an upper "
-                                "bound), so what memory gets does not depend on how fast the machine is; false: "
-                                "frames follow the rate's schedule and perception keeps the ones it keeps up with",
-}
 
 _DAY_TIME = re.compile(r"^\s*(?:day\s*)?(\d+)[\s/T]+(\d{1,2}:\d{2})\s*$", re.IGNORECASE)
 
@@ -179,16 +133,12 @@ class SimNode(Node):
         if cfg.publish_rate > 0:
             self.create_timer(1.0 / cfg.publish_rate, self._heartbeat, callback_group=MutuallyExclusiveCallbackGroup())
         if self.honest:
-            self._graph_nodes: dict[str, GraphObject] = {}
-            self._graphs = (0, -1)  # (graphs received, newest stamp in ns) of the latched scene graph
-            # frame stamp (ns) -> (perception's detections, graphs received when they came)
-            self._perceived: dict[int, tuple[list[Detection], int]] = {}
-            self._perceived_changed = threading.Condition()
+            self.perceived = PerceivedFrames()
             inputs = MutuallyExclusiveCallbackGroup()  # fed while a skill handler waits for perception
             self.create_subscription(SceneGraphMsg, names.SCENE_GRAPH, self._on_graph, latched_qos(),
                                      callback_group=inputs)
             self.create_subscription(DetectionArray, names.DETECTIONS, self._on_detections, 20, callback_group=inputs)
-            self.robot.perception = GraphPerception(self._perceive_view, lambda: self._graph_nodes,
+            self.robot.perception = GraphPerception(self._perceive_view, lambda: self.perceived.nodes,
                                                     self.robot.config.resolve_radius)
         if self.rendering:
             self.renderer()
@@ -265,10 +215,7 @@ class SimNode(Node):
         except (ValueError, TypeError) as exc:
             self.get_logger().warning(f"ignoring an unreadable scene graph: {type(exc).__name__}: {exc}")
             return
-        with self._perceived_changed:
-            self._graph_nodes = nodes
-            self._graphs = (self._graphs[0] + 1, rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds)
-            self._perceived_changed.notify_all()
+        self.perceived.on_graph(nodes, rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds)
 
     def _on_detections(self, msg: DetectionArray) -> None:
         try:
@@ -276,40 +223,34 @@ class SimNode(Node):
         except (ValueError, TypeError) as exc:
             self.get_logger().warning(f"ignoring unreadable detections: {type(exc).__name__}: {exc}")
             return
-        with self._perceived_changed:
-            self._perceived[rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds] = (detections, self._graphs[0])
-            while len(self._perceived) > 50:
-                del self._perceived[next(iter(self._perceived))]
-            self._perceived_changed.notify_all()
+        self.perceived.on_detections(rclpy.time.Time.from_msg(msg.header.stamp).nanoseconds, detections)
 
     def _perceive_view(self) -> list[Detection]:
         """Perception's detections of the current view; then, up to ``graph_wait`` s, until the scene
         graph has integrated them too (a graph newer than the detections, stamped no earlier than the
         frame), so that new objects have nodes."""
         stamp = self.world.t
-        detections, graphs_then = self._until_perceived(self._render(camera=self._head_pose(), stamp=stamp),
-                                                        lambda: self._publish_state(stamp))
-        key = rclpy.time.Time.from_msg(time_to_msg(stamp)).nanoseconds
-        with self._perceived_changed:
-            self._perceived_changed.wait_for(lambda: self._graphs[0] > graphs_then and self._graphs[1] >= key,
-                                             timeout=self.config.graph_wait)
+        detections, graphs_then, _ = self._until_perceived(self._render(camera=self._head_pose(), stamp=stamp),
+                                                           lambda: self._publish_state(stamp))
+        self.perceived.wait_graph(graphs_then, _stamp_ns(stamp), self.config.graph_wait)
         return detections
 
-    def _until_perceived(self, frame, publish_state: Callable[[], None]) -> tuple[list[Detection], int]:
+    def _until_perceived(self, frame, publish_state: Callable[[], None]) -> tuple[list[Detection], int, int]:
         """Publish the poses and a frame (again every ``perception_resend`` s: a frame can be lost) until the
-        perception node's DetectionArray of its stamp arrives: (its detections, graphs received by then).
-        Raises UNAVAILABLE after ``perception_timeout`` s."""
-        key = rclpy.time.Time.from_msg(time_to_msg(frame.stamp)).nanoseconds
-        with self._perceived_changed:
-            self._perceived.pop(key, None)  # an earlier frame of this stamp may show another state
+        perception node's DetectionArray of its stamp arrives: (its detections, graphs received by then,
+        times the frame was sent). Raises UNAVAILABLE after ``perception_timeout`` s."""
+        key = _stamp_ns(frame.stamp)
+        self.perceived.forget(key)  # an earlier frame of this stamp may show another state
         deadline = time.monotonic() + self.config.perception_timeout
+        sends = 0
         while True:
             publish_state()
             self._publish_frame(frame)
-            resend = min(deadline, time.monotonic() + self.config.perception_resend)
-            with self._perceived_changed:
-                if self._perceived_changed.wait_for(lambda: key in self._perceived, resend - time.monotonic()):
-                    return self._perceived.pop(key)
+            sends += 1
+            answer = self.perceived.wait_detections(key, min(deadline, time.monotonic() + self.config.perception_resend)
+                                                    - time.monotonic())
+            if answer is not None:
+                return (*answer, sends)
             if time.monotonic() >= deadline:
                 raise MnemoError(Status.UNAVAILABLE, f"no detections of the current view on {names.DETECTIONS} within "
                                                      f"{self.config.perception_timeout:.1f} s: is perception up?")
@@ -327,7 +268,7 @@ class SimNode(Node):
             events, self._events[:] = list(self._events), []
             for event in events:
                 if rendering:
-                    event.frame_refs = self._save_frames(event, before_frame, before, before_pose)
+                    event.frame_refs = self._save_frames(event, before_frame, before)
                 self.pub_events.publish(interaction_to_msg(event))
             self._observe_now()
         fill_skill_response(response, result)
@@ -339,24 +280,10 @@ class SimNode(Node):
 
         return world_render_state(self.world)
 
-    def _save_frames(self, event: InteractionEvent, before_frame, before, before_pose) -> list[str]:
-        """PNGs of the interaction: before, two during (the state moving from before to after), after."""
-        from PIL import Image as PilImage
-
-        folder = self.data_dir / "interactions" / event.id
-        folder.mkdir(parents=True, exist_ok=True)
-        after = self._render_state()
-        frames = [("before", before_frame)]
-        if event.action != "navigate":
-            for i, frac in enumerate((1 / 3, 2 / 3), start=1):
-                frames.append((f"during_{i}", self._render(self.world.robot_pose, _blend(before, after, frac))))
-        frames.append(("after", self._render(self.world.robot_pose, after)))
-        refs = []
-        for name, frame in frames:
-            path = folder / f"{name}.png"
-            PilImage.fromarray(frame.rgb).save(path, compress_level=1)
-            refs.append(str(path.resolve()))
-        return refs
+    def _save_frames(self, event: InteractionEvent, before_frame, before) -> list[str]:
+        return save_interaction_frames(self.data_dir / "interactions" / event.id, before_frame, before,
+                                       self._render_state(), lambda state: self._render(self.world.robot_pose, state),
+                                       moving=event.action != "navigate")
 
     def _navigate(self, request: Navigate.Request, response: Navigate.Response) -> Navigate.Response:
         target = request.target.strip()
@@ -391,7 +318,8 @@ class SimNode(Node):
         period = 1.0 / request.rate if request.rate > 0 else 0.0
         # honest: perception paces the frames (each one perceived); else the schedule does (late ones skipped)
         awaits = self.honest and self.config.patrol_awaits_perception
-        count = frames = 0
+        count = frames = sends = 0
+        render_s = perceive_s = 0.0
         with self._lock:
             start = time.monotonic()
             for obs in self.runner.run_patrols(until):
@@ -403,16 +331,22 @@ class SimNode(Node):
                     behind = delay < -period and not awaits  # rendering would lose the requested rate: skip it
                 with_image = render and count % every == 0 and not behind
                 if with_image and awaits:  # honest: the frame is all there is to publish
-                    self._until_perceived(self._render(camera=obs.camera_pose, stamp=obs.stamp),
-                                          lambda: self._publish_state(obs.stamp, obs))
+                    t0 = time.monotonic()
+                    frame = self._render(camera=obs.camera_pose, stamp=obs.stamp)
+                    t1 = time.monotonic()
+                    sends += self._until_perceived(frame, lambda: self._publish_state(obs.stamp, obs))[2]
+                    render_s, perceive_s = render_s + t1 - t0, perceive_s + time.monotonic() - t1
                 else:
                     self._publish_state(obs.stamp, obs)
                     self._publish_observation(obs, with_image)
                 count, frames = count + 1, frames + with_image
             response.observations = count
             response.clock = time_to_msg(self.world.t)
-        self.get_logger().info(f"patrol: {count} observations, {frames} frames{' perceived' if awaits else ''}, "
-                               f"clock now {self.world.t:.0f} s")
+        wall = time.monotonic() - start
+        timing = (f" ({sends} sent; per frame: render {1000 * render_s / frames:.0f} ms, publish until perceived "
+                  f"{1000 * perceive_s / frames:.0f} ms)" if awaits and frames else "")
+        self.get_logger().info(f"patrol: {count} observations, {frames} frames{' perceived' if awaits else ''}"
+                               f"{timing} in {wall:.1f} s, clock now {self.world.t:.0f} s")
         return response
 
     def _start_task(self, request: StartTask.Request, response: StartTask.Response) -> StartTask.Response:
@@ -437,22 +371,15 @@ class SimNode(Node):
             self._renderer = None
 
 
+def _stamp_ns(stamp: float) -> int:
+    """A stamp as the messages carry it, in ns (the key perception's answers come back under)."""
+    return rclpy.time.Time.from_msg(time_to_msg(stamp)).nanoseconds
+
+
 def _required(text: str) -> str:
     if not text.strip():
         raise invalid("target must not be empty")
     return text.strip()
-
-
-def _blend(before, after, frac: float):
-    """Render state part-way from ``before`` to ``after``: objects and doors moving linearly."""
-    pos0, open0, sup0 = before
-    pos1, open1, sup1 = after
-    positions = {}
-    for oid, p1 in pos1.items():
-        p0 = pos0.get(oid)
-        positions[oid] = p1 if p0 is None or p1 is None else tuple(np.add(np.multiply(p0, 1 - frac), np.multiply(p1, frac)))
-    doors = {fid: (1 - frac) * float(open0.get(fid, False)) + frac * float(is_open) for fid, is_open in open1.items()}
-    return positions, doors, {**sup0, **sup1}
 
 
 def main(args: Optional[list[str]] = None) -> None:

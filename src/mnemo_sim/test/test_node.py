@@ -259,7 +259,7 @@ def test_honest_skills_see_through_the_stacks_perception_and_graph(scenario_file
                 out.header.stamp = image.header.stamp
                 detections.publish(out)
         h.client.create_subscription(Image, names.COLOR_IMAGE, perceive, sensor_qos(reliable=True, depth=5))
-        assert h.wait_for(lambda: sim._graph_nodes, timeout=DEADLINE)
+        assert h.wait_for(lambda: sim.perceived.nodes, timeout=DEADLINE)
 
         where = sim.world.truth_location("mug_1")
         assert h.call(Navigate, names.SKILL_NAVIGATE, target=where).error_code == Status.OK

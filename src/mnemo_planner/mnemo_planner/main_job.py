@@ -5,7 +5,11 @@ patrol to build memory, then runs each of the scenario's tasks through the plann
 RetrieveObject action, printing progress and each outcome, and writes a run report (markdown
 summary and a top-down map with the robot's path, the scene graph and each task's target).
 No network or API key is needed; with ``--llm-base-url`` (or MNEMO_LLM_BASE_URL) the planner
-uses the LLM policy.
+uses the LLM policy. Perception is honest by default: the simulator publishes rendered RGB-D
+frames only, perception detects from pixels, the scene graph names what it sees, and the planner
+never sees a simulator id; ``--perception oracle`` hands the stack the simulator's own
+observations instead, an upper bound. The run ends with the wall time of its phases (start-up,
+patrol, tasks).
 
 The horizon (a task never benefits from what was observed after its start) over ROS: tasks run
 in clock order, as in the benchmark (``mnemo_sim.tasks.ordered_tasks``: by ``at``, a sequence
@@ -61,12 +65,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--tasks", default="", help="comma-separated task ids to run (default: all)")
     p.add_argument("--out", default="", help="run directory (default: runs/<scenario>-<time>)")
     p.add_argument("--render", action="store_true",
-                   help="render RGB-D frames during tasks (perception, keyframes and the analyzer's collage)")
+                   help="oracle perception: also render RGB-D frames during tasks (keyframes and the analyzer's "
+                        "collage); honest perception always renders")
     p.add_argument("--llm-base-url", default=os.environ.get("MNEMO_LLM_BASE_URL", ""),
                    help="OpenAI-compatible endpoint for the LLM policy (default: offline policy)")
-    p.add_argument("--perception", choices=("oracle", "honest"), default="oracle",
-                   help="oracle: the simulator's own observations (an upper bound); honest: rendered RGB-D through "
-                        "perception and the scene graph, no simulator ids downstream of the camera")
+    p.add_argument("--perception", choices=("honest", "oracle"), default="honest",
+                   help="honest (default): rendered RGB-D only, through perception and the scene graph's association; "
+                        "no simulator id or authored attribute downstream of the camera | oracle: the simulator's own "
+                        "observations (its instance ids, supports and authored attributes), an upper bound no robot "
+                        "reaches")
     p.add_argument("--seed", type=int, default=-1, help="simulator seed (-1: the scenario's own)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per task")
     return p.parse_args(argv)
@@ -125,13 +132,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         "llm_base_url": args.llm_base_url,
         "perception": args.perception,
     }
-    print(f"mnemo run: scenario {scenario.name} ({len(tasks)} tasks), run directory {out}")
+    print(f"mnemo run: scenario {scenario.name} ({len(tasks)} tasks), {args.perception} perception, "
+          f"run directory {out}")
     print(f"mnemo run: starting the stack from {LAUNCH_FILE.relative_to(REPO_ROOT)} (ROS_DOMAIN_ID={domain})")
     from mnemo_common.launcher import start_launch_file
 
+    phases = Phases()
     processes = start_launch_file(LAUNCH_FILE, launch_args, env=env, log_dir=out / "logs")
     try:
-        outcomes, path, graph = _run(scenario, tasks, args, processes)
+        outcomes, path, graph = _run(scenario, tasks, args, processes, phases)
     finally:
         for proc in processes:
             proc.stop()
@@ -139,12 +148,26 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     report = write_report(out, scenario, outcomes, path, graph)
     succeeded = sum(o.success for o in outcomes)
-    print(f"mnemo run: {succeeded}/{len(outcomes)} tasks succeeded; report {report}")
+    print(f"mnemo run: {succeeded}/{len(outcomes)} tasks succeeded in {phases.summary()}; report {report}")
     (out / "results.json").write_text(json.dumps([asdict(o) for o in outcomes], indent=2))
     return 0
 
 
-def _run(scenario, tasks, args, processes):
+@dataclass
+class Phases:
+    """Wall time of the main job's phases (where a run's minutes go)."""
+
+    started: float = field(default_factory=time.monotonic)
+    startup: float = 0.0  # launch until every node serves
+    patrol: float = 0.0  # patrols and the wait for memory to store them
+    tasks: float = 0.0  # the tasks' goals and scoring
+
+    def summary(self) -> str:
+        return (f"{time.monotonic() - self.started:.0f} s (start-up {self.startup:.0f} s, patrol {self.patrol:.0f} s, "
+                f"tasks {self.tasks:.0f} s)")
+
+
+def _run(scenario, tasks, args, processes, phases: Phases):
     from geometry_msgs.msg import PoseStamped
 
     from mnemo_common.ros_client import RosClient
@@ -164,16 +187,21 @@ def _run(scenario, tasks, args, processes):
         if missing or dead:
             raise RuntimeError(f"the stack did not come up: missing services {missing}, exited nodes {dead}; "
                                f"see the logs under {processes[0].log_dir if processes else '?'}")
-        print("mnemo run: all nodes are up")
+        phases.startup = time.monotonic() - phases.started
+        print(f"mnemo run: all nodes are up after {phases.startup:.0f} s")
         outcomes = []
         for i, task in enumerate(tasks, 1):
+            t_patrol = time.monotonic()
             patrol = client.call(RunPatrol, names.SIM_RUN_PATROL,
                                  RunPatrol.Request(until_task=task.id, rate=0.0, render=False), timeout=600.0)
             if patrol.error_code:
                 raise RuntimeError(f"patrol failed: {patrol.error_msg}")
             if patrol.observations:
-                print(f"mnemo run: patrolled {patrol.observations} observations before task {task.id}")
                 _wait_for_memory(client)
+                print(f"mnemo run: patrolled {patrol.observations} observations before task {task.id} "
+                      f"({time.monotonic() - t_patrol:.0f} s)")
+            phases.patrol += time.monotonic() - t_patrol
+            t_task = time.monotonic()
             start = client.call(StartTask, names.SIM_START_TASK, StartTask.Request(task_id=task.id))
             if start.error_code:
                 raise RuntimeError(f"start_task {task.id} failed: {start.error_msg}")
@@ -203,6 +231,7 @@ def _run(scenario, tasks, args, processes):
                 [f"{s.tool}({', '.join(f'{kv.key}={kv.value}' for kv in s.arguments)}) -> {s.outcome}"
                  for s in result.trace])
             outcomes.append(outcome)
+            phases.tasks += time.monotonic() - t_task
             print(f"    => {'SUCCESS' if outcome.success else 'FAILED'}: {outcome.detail} "
                   f"({outcome.steps} steps, {outcome.physical_actions} physical actions, "
                   f"optimal {outcome.optimal_actions})")

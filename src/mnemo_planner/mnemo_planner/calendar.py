@@ -17,6 +17,11 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (17, 24)}
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven)"
+# meals people date things by, as the hours they usually span; "before"/"after" one reach to the next
+MEALS = {"breakfast": (6, 10), "lunch": (11.5, 14.5), "dinner": (17.5, 21), "supper": (17.5, 21)}
+MEAL = re.compile(r"\b(before|after|at|over|during|around|by)\s+(breakfast|lunch|dinner|supper)(?:\s?time)?\b")
+# a vague point within the time named ("at some point yesterday", "sometime on monday"): part of the phrase
+VAGUE = r"(?:\b(?:(?:at|during)\s+(?:some|one|any)\s+(?:point|time|stage)|some\s?time)\s+(?:(?:on|during|in)\s+)?)?"
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,9 @@ class Calendar:
     def window(self, text: str, now: float) -> tuple[Optional[tuple[float, float]], str]:
         """The first time reference in ``text``: ((since, until), the words) or (None, "")."""
         t = text.lower()
+        meal = MEAL.search(t)
+        if meal:  # "after lunch yesterday": the hours around a meal on the day named (today if none)
+            return self._meal(t, meal, now)
         today = self.day_start(now)
 
         def part(day: float, name: str) -> tuple[float, float]:
@@ -91,6 +99,8 @@ class Calendar:
         rules = [
             (r"\b(?:the\s+)?day before yesterday\b", lambda m: self._day(now, 2)),
             (r"\byesterday\s+(morning|afternoon|evening|night)\b", lambda m: part(self.day_start(now, 1), m.group(1))),
+            (r"\b(?:(yesterday)\s+)?(?:at\s+)?first thing(?:\s+in the morning)?(?:\s+(yesterday))?\b",
+             lambda m: part(self.day_start(now, 1 if (m.group(1) or m.group(2)) else 0), "morning")),
             (r"\blast night\b", lambda m: part(self.day_start(now, 1), "night")),
             (r"\byesterday\b", lambda m: self._day(now, 1)),
             (r"\b(?:this|earlier this)\s+(morning|afternoon|evening)\b",
@@ -106,10 +116,28 @@ class Calendar:
              lambda m: (self.day_start(now, 6), today)),
         ]
         for pattern, make in rules:
-            m = re.search(pattern, t)
+            m = re.search(VAGUE + pattern, t)
             if m:
                 return make(m), m.group(0)
         return None, ""
+
+    def _meal(self, t: str, meal: re.Match, now: float) -> tuple[tuple[float, float], str]:
+        rest = t[:meal.start()] + " " * (meal.end() - meal.start()) + t[meal.end():]
+        day_window, day_words = self.window(rest, now)
+        day = self.day_start(now)
+        words = meal.group(0)
+        if day_window and day_window[1] - day_window[0] <= 86400.0:
+            day = self.day_start(day_window[0])
+            at = rest.find(day_words)
+            lo, hi = min(at, meal.start()), max(at + len(day_words), meal.end())
+            if not t[lo:hi].replace(day_words, "").replace(meal.group(0), "").strip(" ,"):
+                words = t[lo:hi]  # (adjacent: taken out of the request together)
+        start, end = MEALS[meal.group(2)]
+        later = [lo for lo, _ in MEALS.values() if lo > end]
+        lo, hi = {"before": (PARTS["morning"][0], start), "after": (end - 0.5, min(later, default=24.0))}.get(
+            meal.group(1), (start - 1.0, end + 1.0))
+        since, until = self.hour_of(day, lo), self.hour_of(day, hi)
+        return (since, min(until, now) if until > now >= since else until), words
 
     def _day(self, now: float, back: int) -> tuple[float, float]:
         return self.day_start(now, back), self.day_start(now, back - 1) if back > 0 else now

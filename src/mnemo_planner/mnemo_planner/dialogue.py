@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from mnemo_planner.lexicon import lexicon
-from mnemo_planner.request import one_edit
+from mnemo_planner.slips import one_edit
 
 
 @dataclass

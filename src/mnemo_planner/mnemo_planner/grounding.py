@@ -17,7 +17,8 @@ import numpy as np
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
-from mnemo_planner.request import STOPWORDS, Request, content_words, one_edit
+from mnemo_planner.request import STOPWORDS, Request, content_words
+from mnemo_planner.slips import one_edit
 from mnemo_planner.wording import compound, norm, respell, run_on
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
@@ -178,6 +179,10 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     rooms = sorted({f.room for f in beliefs.fixtures.values() if f.room} | {e.room for e in beliefs.entities.values() if e.room})
     room_names = {r.replace("_", " "): r for r in rooms}
     labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
+    mended = respell(words, [*room_names, *labels])  # ("the wrok bench": slips against the places' names)
+    for w, m in zip(words, mended):
+        phrase = re.sub(rf"\b{re.escape(w)}\b", m, phrase) if m != w else phrase
+    words = mended
     rm = [m for m in match_labels(sim, words, list(room_names), text=phrase) if m.score >= PLACE]
     room_words = set(rm[0].span.split()) if rm else set()
     tied = [m for m in rm if m.score >= rm[0].score - PLACE_TIE]

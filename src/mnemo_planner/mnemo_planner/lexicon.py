@@ -31,6 +31,8 @@ class Lexicon:
         self._irregular: dict[str, str] = {}
         self._synsets: dict[int, tuple[str, tuple[int, ...]]] = {}
         self._data = None
+        self._phrases: dict[str, frozenset] = {}  # multi-word lemmas per part of speech ("a_lot", "put_away")
+        self._verb_forms: dict[str, str] = {}  # irregular verb forms and their lemma ("brought" -> "bring")
         self._lock = threading.Lock()  # (one file position, shared by the threads that ask)
         index = os.path.join(root, "index.noun")
         if not root or not os.path.isfile(index) or not os.path.isfile(os.path.join(root, "data.noun")):
@@ -60,10 +62,15 @@ class Lexicon:
                 path = os.path.join(root, name)
                 if os.path.isfile(path):
                     with open(path, encoding="utf-8", errors="replace") as f:
-                        lemmas = {line.split()[0] for line in f if line[:1] not in (" ", "\n")}
+                        rows = [line.split() for line in f if line[:1] not in (" ", "\n")]
+                    lemmas = {r[0] for r in rows}
                     self._other |= lemmas
                     if pos == "adj":
                         self._adjectives |= lemmas
+                    if name == "verb.exc":
+                        self._verb_forms.update((r[0], r[1]) for r in rows if len(r) >= 2)
+                    elif name.startswith("index."):
+                        self._phrases[pos] = frozenset(x for x in lemmas if "_" in x)
 
     def __bool__(self) -> bool:
         return bool(self._index)
@@ -93,6 +100,21 @@ class Lexicon:
                 stem = w[:-len(suffix)]
                 stems |= {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
         return any(f in self._index or f in self._other for f in stems)
+
+    def adverb_phrases(self) -> frozenset:
+        """The adverbs of several words ("a_lot", "right_away"), underscored as the database spells them."""
+        return self._phrases.get("adv", frozenset())
+
+    def phrasal(self, verb: str, particle: str) -> bool:
+        """Whether ``verb`` (any form) with ``particle`` is a verb of its own ("bring back", "put away")."""
+        verbs = self._phrases.get("verb", ())
+        w = verb.lower()
+        stems = {w, self._verb_forms.get(w, w)}
+        for suffix in ("s", "es", "d", "ed", "ing"):
+            if w.endswith(suffix) and len(w) > len(suffix) + 1:
+                stem = w[:-len(suffix)]
+                stems |= {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+        return any(f"{x}_{particle.lower()}" in verbs for x in stems)
 
     def noun_only(self, word: str) -> bool:
         """A noun that is no adjective: before another noun, it makes a compound with it (a "plinth

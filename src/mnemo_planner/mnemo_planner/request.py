@@ -14,28 +14,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 from mnemo_planner.calendar import Calendar
+from mnemo_planner.function_words import STOPWORDS
+from mnemo_planner.idioms import plain
+from mnemo_planner.slips import fix_words
 
 FETCH, LOCATE, RECALL = "fetch", "locate", "recall"
 # recall kinds
 WHERE, WHEN, WITH, WHICH, COUNT, SEEN, WHAT_AT = "where", "when", "with", "which", "count", "seen", "what_at"
 ATTRIBUTE = "attribute"  # "what colour is ...": ``asks`` holds the word for the attribute
 
-STOPWORDS = {
-    "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "some", "any", "this", "that", "these",
-    "those", "of", "to", "for", "me", "us", "you", "i", "we", "it", "is", "are", "was", "were", "be", "been", "am",
-    "please", "can", "could", "would", "will", "do", "did", "does", "have", "has", "had", "and", "or", "but", "so",
-    "if", "then", "now", "just", "with", "on", "in", "at", "by", "from", "up", "out", "over", "here", "there",
-    "what", "where", "when", "which", "who", "how", "one", "ones", "other", "another", "not", "no", "yes", "get",
-    "bring", "fetch", "grab", "find", "give", "take", "need", "want", "like", "look", "see", "saw",
-    "seen", "last", "again", "too", "also", "very", "thanks", "thank", "ok", "okay", "hey", "oh", "um", "er",
-    "into", "onto", "inside", "near", "next", "beside", "under", "off", "about", "around", "let", "lets", "go",
-    "put", "left", "leave", "keep", "kept", "usually", "normally", "always", "often", "where's", "what's", "it's",
-    "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
-    "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
-    "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
-    "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside",
-    # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
-}
 PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
                 "near", "beside", "under", "off", "by the", "within")
 HABIT = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
@@ -98,69 +85,6 @@ def content_words(text: str) -> list[str]:
     return out
 
 
-# Function words a slip of the keyboard must not hide (compared within one edit).
-LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what", "yesterday", "morning", "evening",
-           "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
-           "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
-           "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
-           "want", "need", "wrong", "next", "near", "from", "with")
-# ... of which these only before a determiner: "form the plinth", but "a tax form"
-BEFORE_DETERMINER = ("from", "with")
-# a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a
-# contraction of English ("here's", "that's", "there's")
-WH = ("where", "what", "when", "which")
-CONTRACTED = ("here", "there", "that", "it", "he", "she", "who", "let", "one")
-
-
-def one_edit(a: str, b: str) -> bool:
-    """Whether a and b differ by one insertion, deletion, substitution or swap of neighbours."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return a == b
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
-
-
-# ... of which these may follow a determiner ("the other", "this morning"); no verb or question word may
-COUNTS = ("three", "four", "five", "seven", "eight", "nine")
-UNITS = ("days", "hours")
-NOMINAL = ("other", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
-           "wednesday", "thursday", "friday", "saturday", "sunday") + COUNTS
-DETERMINERS = ("the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "some", "any", "its")
-
-
-def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
-    """Words of 4+ letters one edit away from a function word become that word; after a determiner only
-    a word that may stand there ("the ohter", but "the ring" is a noun, not a misspelt verb)."""
-    def fix(m: re.Match) -> str:
-        w = m.group(0)
-        if len(w) < 4 or w in lexicon or w in STOPWORDS:
-            return w
-        before = re.findall(r"[a-z']+", text[:m.start()][-12:])
-        after_determiner = bool(before) and before[-1] in DETERMINERS
-        # a four-letter word is only taken for a longer one (a dropped letter) or for the same letters with
-        # two neighbours swapped: changing one letter of a short word makes another word too often
-        after = re.findall(r"[a-z]+", text[m.end():][:12])
-        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)
-                and (len(w) > 4 or len(x) > 4 or sorted(w) == sorted(x))
-                and (not after_determiner or x in NOMINAL)
-                and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
-                # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
-                and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
-                and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
-        return near[0] if len(near) == 1 else w
-
-    def wh(m: re.Match) -> str:
-        w = m.group(1)
-        if w in WH or w in CONTRACTED:
-            return m.group(0)
-        near = [x for x in WH if one_edit(w, x)]
-        return near[0] + "'s" if len(near) == 1 else m.group(0)
-    text = re.sub(r"\b([a-z]+)'s\b", wh, text)
-    return re.sub(r"[a-z]+", fix, text)
 
 
 # Irregular past participles that may follow the thing wanted ("the gizmo brought up", "it taken away").
@@ -285,6 +209,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     window, time_words = calendar.window(s, now)
     if time_words:
         s = s.replace(time_words, " ")
+    s = plain(s, STOPWORDS)  # (no idiom names a thing)
     habit = bool(re.search(rf"\b(?:{HABIT})\b", s))
     s = re.sub(rf"\b(?:{HABIT})\b", " ", s)
     excluded = list(refused)
@@ -339,7 +264,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
     for pm in ([] if motion else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|whenever|once|unless|while|that|which|please|for|to|earlier|last|this|"
-                          rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there)\b))", s)):
+                          rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there|"
+                          rf"at|after|before|during|around|since|until|sometime)\b))", s)):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
     if place and not motion:

@@ -8,7 +8,8 @@ from functools import lru_cache
 from typing import Sequence
 
 from mnemo_planner.lexicon import lexicon
-from mnemo_planner.request import STOPWORDS, one_edit
+from mnemo_planner.function_words import STOPWORDS
+from mnemo_planner.slips import one_edit
 from mnemo_planner.words import singular
 
 
@@ -18,16 +19,17 @@ def norm(phrase: str) -> str:
 
 def respell(words: Sequence[str], names: Sequence[str]) -> list[str]:
     """Each word that is no word of the language but one slip away from a word of the known names
-    becomes that word ("the qourvo box" of a "quorvo box"); a word of four letters only for a dropped letter
-    or two neighbours swapped (one changed letter of a short word makes another word too often)."""
+    becomes that word ("the qourvo box" of a "quorvo box"); a word of three or four letters only for a
+    dropped letter (or, of four, two neighbours swapped): one changed letter of a short word makes another
+    word too often."""
     lex = lexicon()
     if not lex:
         return list(words)
     vocab = _vocabulary(tuple(names))
     out = []
     for w in words:
-        if len(w) >= 4 and w not in vocab and not lex.knows(w):
-            near = [v for v in vocab if one_edit(w, v) and (len(w) > 4 or len(v) > 4 or sorted(v) == sorted(w))]
+        if len(w) >= 3 and w not in vocab and not lex.knows(w):
+            near = [v for v in vocab if one_edit(w, v) and (len(w) > 4 or len(v) > len(w) or sorted(v) == sorted(w))]
             w = near[0] if len(near) == 1 else w
         out.append(w)
     return out
@@ -35,9 +37,9 @@ def respell(words: Sequence[str], names: Sequence[str]) -> list[str]:
 
 @lru_cache(maxsize=256)
 def _vocabulary(names: tuple[str, ...]) -> frozenset:
-    """The words of four letters or more of the names (one set per list of names: the known labels
+    """The words of three letters or more of the names (one set per list of names: the known labels
     change only when something new is seen, and every grounding asks)."""
-    return frozenset(w for name in names for w in norm(name).split() if len(w) >= 4)
+    return frozenset(w for name in names for w in norm(name).split() if len(w) >= 3)
 
 
 def run_on(phrase: str, thing: list[str], labels: Sequence[str]) -> list[str]:

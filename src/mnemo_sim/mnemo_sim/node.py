@@ -64,7 +64,7 @@ from mnemo_sim.honest import GraphPerception, anonymous_segmentation
 from mnemo_sim.interaction_frames import save_interaction_frames
 from mnemo_sim.node_config import DESCRIPTIONS, SimConfig
 from mnemo_sim.patrol import camera_pose
-from mnemo_sim.perceived import PerceivedFrames
+from mnemo_sim.perceived import FrameStamps, PerceivedFrames
 from mnemo_sim.scenario import clock, load_scenario
 from mnemo_sim.skills import SkillConfig
 from mnemo_sim.tasks import TaskRunner
@@ -106,6 +106,7 @@ class SimNode(Node):
         self._renderer: Any = None
         self._render_lock = threading.Lock()
         self._events: list[InteractionEvent] = []
+        self.frame_stamps = FrameStamps()  # no two views share a stamp: perception's answers are matched by it
         self.robot.listeners.append(self._events.append)
 
         # Deep enough for a whole patrol day published as fast as possible (subscribers: keep a deep queue too).
@@ -205,6 +206,7 @@ class SimNode(Node):
 
     def _observe_now(self) -> None:
         obs = self.robot.observe()
+        obs = replace(obs, stamp=self.frame_stamps.next(obs.stamp))
         self._publish_state(obs.stamp, obs)
         self._publish_observation(obs, self.rendering)
 
@@ -229,7 +231,7 @@ class SimNode(Node):
         """Perception's detections of the current view; then, up to ``graph_wait`` s, until the scene
         graph has integrated them too (a graph newer than the detections, stamped no earlier than the
         frame), so that new objects have nodes."""
-        stamp = self.world.t
+        stamp = self.frame_stamps.next(self.world.t)
         detections, graphs_then, _ = self._until_perceived(self._render(camera=self._head_pose(), stamp=stamp),
                                                            lambda: self._publish_state(stamp))
         self.perceived.wait_graph(graphs_then, _stamp_ns(stamp), self.config.graph_wait)
@@ -323,6 +325,7 @@ class SimNode(Node):
         with self._lock:
             start = time.monotonic()
             for obs in self.runner.run_patrols(until):
+                obs = replace(obs, stamp=self.frame_stamps.next(obs.stamp))
                 behind = False
                 if period:
                     delay = start + count * period - time.monotonic()

@@ -7,10 +7,15 @@ patrols wait on it.
 - ``wait_detections(stamp_ns, timeout)``: the detections of that frame once they are here, or None;
 - ``wait_graph(after, stamp_ns, timeout)``: until a graph newer than ``after`` graphs and stamped no
   earlier than the frame has come (the frame's new objects then have nodes).
+
+``FrameStamps`` stamps new frames: answers are matched to frames by stamp, so two views must never
+share one (the view after a skill and the view the next skill takes once a door has moved are both
+taken at the same simulated instant; the later answer to the first was taken for the second).
 """
 from __future__ import annotations
 
 import threading
+from collections import deque
 from typing import Optional
 
 from mnemo_common.types import Detection
@@ -59,3 +64,18 @@ class PerceivedFrames:
         with self._changed:
             return self._changed.wait_for(lambda: self._graphs[0] > after and self._graphs[1] >= stamp_ns,
                                           max(0.0, timeout))
+
+
+class FrameStamps:
+    """The stamp of each new frame: the given time, moved on by ``step`` s while one of the ``recent``
+    last frames has it (a frame sent again keeps its stamp: it is not a new frame)."""
+
+    def __init__(self, recent: int = 100, step: float = 1e-3):
+        self.step = step
+        self._recent: deque[int] = deque(maxlen=recent)
+
+    def next(self, t: float) -> float:
+        while round(t * 1e9) in self._recent:
+            t += self.step
+        self._recent.append(round(t * 1e9))
+        return t

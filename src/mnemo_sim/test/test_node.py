@@ -2,6 +2,7 @@
 images, task control, and error responses (never a crash) for malformed requests."""
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from collections import Counter
@@ -321,4 +322,47 @@ def test_honest_patrol_moves_on_once_perception_has_each_frame(scenario_file, tm
         assert lost.error_code == Status.UNAVAILABLE and names.DETECTIONS in lost.error_msg
         assert list(received) == [9 * 3600 + 86400]  # it waited on the first frame
     finally:
+        h.close()
+
+
+def test_honest_open_reports_the_opened_view_however_late_perception_answers(scenario_file, tmp_path):
+    """perception:=honest: the view after a skill (door still closed) and the view an open takes once the
+    door has moved are two frames; when perception answers each frame late, open must still report what
+    its own frame shows (the contents), never the answer to the earlier frame of the closed door."""
+    from mnemo_common.ros import detection_to_msg
+    from mnemo_common.types import Detection
+    from mnemo_interfaces.msg import DetectionArray
+
+    h = Harness(unique_domain_id(), [sim_factory(scenario_file, tmp_path / "data", perception="honest",
+                                                 perception_timeout=5.0, graph_wait=0.1)])
+    try:
+        detections = h.client.create_publisher(DetectionArray, names.DETECTIONS, 20)
+        timers = []
+
+        def perceive(seg):  # a slow perception node: each frame's object classes, answered 0.5 s later
+            inside = (0.3, 3.0, 0.3)  # cabinet_2's footprint, where the map puts it
+            found = [Detection(label, 1.0, centroid=inside, box_min=inside, box_max=inside)
+                     for label, kind in zip(seg.labels, seg.kinds) if kind == "object"]
+            out = DetectionArray(detections=[detection_to_msg(d) for d in found])
+            out.header.stamp = seg.header.stamp
+            timers.append(threading.Timer(0.5, detections.publish, (out,)))
+            timers[-1].start()
+        h.client.create_subscription(InstanceSegmentation, names.SEGMENTATION, perceive,
+                                     sensor_qos(reliable=True, depth=50))
+        assert h.wait_for_publishers()
+
+        assert h.call(StartTask, names.SIM_START_TASK, task_id="cab_a").error_code == Status.OK
+        assert h.call(Navigate, names.SKILL_NAVIGATE, target="cabinet_2").error_code == Status.OK
+        opened = h.call(Open, names.SKILL_OPEN, target="cabinet_2")  # at once: the closed view is still unanswered
+        assert opened.error_code == Status.OK, opened.error_msg
+        assert h.wait_for(lambda: any(e.action == "open" for e in h.received[names.INTERACTIONS]))
+        event = next(e for e in h.received[names.INTERACTIONS] if e.action == "open")
+        assert list(event.seen_contents) == ["ketchup bottle"]
+        # a frame sent again keeps its stamp; two views never share one
+        views = [stamp for stamp, _ in itertools.groupby(time_from_msg(m.header.stamp)
+                                                          for m in h.received[names.COLOR_IMAGE])]
+        assert len(views) >= 3 and len(set(views)) == len(views), views
+    finally:
+        for timer in timers:
+            timer.cancel()
         h.close()

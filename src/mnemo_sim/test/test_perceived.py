@@ -2,10 +2,12 @@
 import threading
 import time
 
+import pytest
+
 from mnemo_common.types import Detection
 
 from mnemo_sim.honest import GraphObject
-from mnemo_sim.perceived import PerceivedFrames
+from mnemo_sim.perceived import FrameStamps, PerceivedFrames
 
 MUG = Detection("mug", 1.0, centroid=(1.0, 2.0, 0.8), box_min=(1.0, 2.0, 0.8), box_max=(1.0, 2.0, 0.8))
 
@@ -58,3 +60,10 @@ def test_the_graph_wait_needs_a_newer_graph_stamped_no_earlier_than_the_frame():
     _later(0.05, lambda: frames.on_graph({"mug_3": mug}, stamp_ns=10))
     assert frames.wait_graph(graphs_then, 10, timeout=5.0)
     assert frames.nodes == {"mug_3": mug}
+
+
+def test_frames_taken_at_one_instant_get_stamps_of_their_own():
+    stamps = FrameStamps(recent=3)
+    assert [stamps.next(10.0) for _ in range(3)] == pytest.approx([10.0, 10.001, 10.002], abs=1e-9)
+    assert stamps.next(11.0) == 11.0  # time moved on: its own stamp
+    assert stamps.next(10.0) == 10.0  # a stamp long out of use is free again

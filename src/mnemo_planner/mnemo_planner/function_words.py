@@ -1,0 +1,20 @@
+"""Function words: the closed classes of English (determiners, pronouns, prepositions, auxiliaries,
+verbs of fetching, courtesy) that say how a request is put and never name the thing it asks for."""
+from __future__ import annotations
+
+STOPWORDS = {
+    "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "some", "any", "this", "that", "these",
+    "those", "of", "to", "for", "me", "us", "you", "i", "we", "it", "is", "are", "was", "were", "be", "been", "am",
+    "please", "can", "could", "would", "will", "do", "did", "does", "have", "has", "had", "and", "or", "but", "so",
+    "if", "then", "now", "just", "with", "on", "in", "at", "by", "from", "up", "out", "over", "here", "there",
+    "what", "where", "when", "which", "who", "how", "one", "ones", "other", "another", "not", "no", "yes", "get",
+    "bring", "fetch", "grab", "find", "give", "take", "need", "want", "like", "look", "see", "saw",
+    "seen", "last", "again", "too", "also", "very", "thanks", "thank", "ok", "okay", "hey", "oh", "um", "er",
+    "into", "onto", "inside", "near", "next", "beside", "under", "off", "about", "around", "let", "lets", "go",
+    "put", "left", "leave", "keep", "kept", "usually", "normally", "always", "often", "where's", "what's", "it's",
+    "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
+    "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
+    "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
+    "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside",
+    # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
+}

@@ -1,0 +1,68 @@
+"""Words of an instruction that belong to an idiom, not to the thing asked for: the particle of a
+verb of several words ("bring the gizmo back", "put it away") and a clause that is only an adverb of
+several words and function words (", thanks a lot"). Both are read from the lexical database's verbs
+and adverbs, so no idiom is listed here; without the database the text is left as it is."""
+from __future__ import annotations
+
+import re
+
+from mnemo_planner.lexicon import lexicon
+
+# words after which a word is a noun or its qualifier, not a particle ("at the back", "my back")
+NOUN_BEFORE = {"a", "an", "the", "my", "our", "your", "his", "their", "its", "some", "any", "at", "on", "in",
+               "from", "by", "to", "of", "into", "onto", "near", "under", "inside", "beside", "with", "for"}
+# prepositions (a closed class): before a noun phrase they open a place phrase, not a verb's particle
+PREPOSITIONS = {"after", "before", "behind", "about", "across", "along", "around", "round", "through", "past", "by",
+                "over", "under", "up", "down", "off", "out", "in", "on", "into", "onto", "to", "for", "with", "near",
+                "beside", "between", "below", "above", "beneath", "within", "inside", "outside", "towards", "toward"}
+CLAUSE = re.compile(r"[^,;.!?]+")
+TOKEN = re.compile(r"[a-z][a-z'\-]*")
+
+
+def known(word: str) -> bool:
+    """A word of the language (True when no lexical database is installed: nothing is taken for a slip)."""
+    lex = lexicon()
+    return not lex or lex.knows(word)
+
+
+def plain(s: str, function_words: frozenset | set) -> str:
+    """``s`` (lower case) with the particles of its verbs blanked, and the adverbs of several words of
+    clauses that hold nothing else but function words."""
+    lex = lexicon()
+    if not lex:
+        return s
+    return CLAUSE.sub(lambda m: _clause(m.group(0), lex, function_words), s)
+
+
+def _clause(text: str, lex, function_words) -> str:
+    tokens = list(TOKEN.finditer(text))
+    words = [t.group(0) for t in tokens]
+    idiom = _adverbs(words, lex.adverb_phrases())
+    # (", thanks a lot": an adverb in a clause that describes nothing else)
+    drop = idiom if idiom and all(i in idiom or w in function_words for i, w in enumerate(words)) else set()
+    for i, w in enumerate(words):
+        if i == 0 or w in function_words:
+            continue
+        before, after = words[i - 1], words[i + 1] if i + 1 < len(words) else ""
+        if before in NOUN_BEFORE:
+            continue  # "at the back": a noun after a determiner or a preposition
+        if after and (after not in function_words or w in PREPOSITIONS):
+            continue  # "the back cushion": a word that qualifies the next one; "after the gizmo": a place
+        if any(lex.phrasal(v, w) for v in words[:i]):
+            drop.add(i)
+    if not drop:
+        return text
+    out = list(text)
+    for i in drop:
+        out[tokens[i].start():tokens[i].end()] = " " * (tokens[i].end() - tokens[i].start())
+    return "".join(out)
+
+
+def _adverbs(words: list[str], phrases: frozenset) -> set[int]:
+    """Positions of the words that make up adverbs of several words."""
+    out: set[int] = set()
+    for n in (4, 3, 2):
+        for i in range(len(words) - n + 1):
+            if "_".join(words[i:i + n]) in phrases:
+                out |= set(range(i, i + n))
+    return out

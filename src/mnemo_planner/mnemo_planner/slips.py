@@ -1,0 +1,73 @@
+"""Slips of the keyboard in function words ("brimg", "the ohter one", "whn you can"), mended before a
+request is read, and the one-edit test that every reader of names shares."""
+from __future__ import annotations
+
+import re
+
+from mnemo_planner.function_words import STOPWORDS
+from mnemo_planner.idioms import known
+
+
+# Function words a slip of the keyboard must not hide (compared within one edit).
+LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what", "yesterday", "morning", "evening",
+           "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
+           "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
+           "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
+           "want", "need", "wrong", "next", "near", "from", "with")
+# ... of which these only before a determiner: "form the plinth", but "a tax form"
+BEFORE_DETERMINER = ("from", "with")
+# a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a
+# contraction of English ("here's", "that's", "there's")
+WH = ("where", "what", "when", "which")
+CONTRACTED = ("here", "there", "that", "it", "he", "she", "who", "let", "one")
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether a and b differ by one insertion, deletion, substitution or swap of neighbours."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+# ... of which these may follow a determiner ("the other", "this morning"); no verb or question word may
+COUNTS = ("three", "four", "five", "seven", "eight", "nine")
+UNITS = ("days", "hours")
+NOMINAL = ("other", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
+           "wednesday", "thursday", "friday", "saturday", "sunday") + COUNTS
+DETERMINERS = ("the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "some", "any", "its")
+
+
+def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
+    """Words of 4+ letters one edit away from a function word become that word; after a determiner only
+    a word that may stand there ("the ohter", but "the ring" is a noun, not a misspelt verb)."""
+    def fix(m: re.Match) -> str:
+        w = m.group(0)
+        if len(w) < 3 or w in lexicon or w in STOPWORDS or (len(w) == 3 and known(w)):
+            return w  # (a three-letter word only when it is no word at all and lost a letter: "whn")
+        before = re.findall(r"[a-z']+", text[:m.start()][-12:])
+        after_determiner = bool(before) and before[-1] in DETERMINERS
+        # a four-letter word is only taken for a longer one (a dropped letter) or for the same letters with
+        # two neighbours swapped: changing one letter of a short word makes another word too often
+        after = re.findall(r"[a-z]+", text[m.end():][:12])
+        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)
+                and (len(w) > 4 or len(x) > len(w) or sorted(w) == sorted(x))
+                and (not after_determiner or x in NOMINAL)
+                and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
+                # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
+                and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
+                and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
+        return near[0] if len(near) == 1 else w
+
+    def wh(m: re.Match) -> str:
+        w = m.group(1)
+        if w in WH or w in CONTRACTED:
+            return m.group(0)
+        near = [x for x in WH if one_edit(w, x)]
+        return near[0] + "'s" if len(near) == 1 else m.group(0)
+    text = re.sub(r"\b([a-z]+)'s\b", wh, text)
+    return re.sub(r"[a-z]+", fix, text)

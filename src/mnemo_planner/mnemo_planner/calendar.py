@@ -20,7 +20,7 @@ _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven)"
 # meals people date things by, as the hours they usually span; "before"/"after" one reach to the next
 MEALS = {"breakfast": (6, 10), "lunch": (11.5, 14.5), "dinner": (17.5, 21), "supper": (17.5, 21)}
 MEAL = re.compile(r"\b(before|after|at|over|during|around|by)\s+(breakfast|lunch|dinner|supper)(?:\s?time)?\b")
-# a vague point within the time named ("at some point yesterday", "sometime on monday"): part of the phrase
+# a vague point within the time named ("at one point on monday", "sometime two days ago"): part of the phrase
 VAGUE = r"(?:\b(?:(?:at|during)\s+(?:some|one|any)\s+(?:point|time|stage)|some\s?time)\s+(?:(?:on|during|in)\s+)?)?"
 
 
@@ -88,7 +88,7 @@ class Calendar:
         """The first time reference in ``text``: ((since, until), the words) or (None, "")."""
         t = text.lower()
         meal = MEAL.search(t)
-        if meal:  # "after lunch yesterday": the hours around a meal on the day named (today if none)
+        if meal:  # "before dinner on monday": the hours around a meal on the day named (today if none)
             return self._meal(t, meal, now)
         today = self.day_start(now)
 
@@ -99,7 +99,7 @@ class Calendar:
         rules = [
             (r"\b(?:the\s+)?day before yesterday\b", lambda m: self._day(now, 2)),
             (r"\byesterday\s+(morning|afternoon|evening|night)\b", lambda m: part(self.day_start(now, 1), m.group(1))),
-            (r"\b(?:(yesterday)\s+)?(?:at\s+)?first thing(?:\s+in the morning)?(?:\s+(yesterday))?\b",
+            (r"\b(?:(yesterday)\s+)?(?:at\s+)?first thing(?:\s+(?:in the|this)\s+morning)?(?:\s+(yesterday))?\b",
              lambda m: part(self.day_start(now, 1 if (m.group(1) or m.group(2)) else 0), "morning")),
             (r"\blast night\b", lambda m: part(self.day_start(now, 1), "night")),
             (r"\byesterday\b", lambda m: self._day(now, 1)),

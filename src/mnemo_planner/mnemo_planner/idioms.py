@@ -1,6 +1,6 @@
 """Words of an instruction that belong to an idiom, not to the thing asked for: the particle of a
-verb of several words ("bring the gizmo back", "put it away") and a clause that is only an adverb of
-several words and function words (", thanks a lot"). Both are read from the lexical database's verbs
+verb of several words ("bring the gizmo back", "put the dax away") and an adverb of several words in a
+clause that holds nothing but function words besides. Both are read from the lexical database's verbs
 and adverbs, so no idiom is listed here; without the database the text is left as it is."""
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _clause(text: str, lex, function_words) -> str:
     tokens = list(TOKEN.finditer(text))
     words = [t.group(0) for t in tokens]
     idiom = _adverbs(words, lex.adverb_phrases())
-    # (", thanks a lot": an adverb in a clause that describes nothing else)
+    # (an adverb in a clause that describes nothing else: courtesy)
     drop = idiom if idiom and all(i in idiom or w in function_words for i, w in enumerate(words)) else set()
     for i, w in enumerate(words):
         if i == 0 or w in function_words:

@@ -47,12 +47,14 @@ def test_wall_clock_in_a_local_time_zone(zone):
 def test_meals_a_vague_point_and_first_thing_date_within_a_day():
     cal = Calendar.simulator()
     now = 3 * D + 18 * H  # Thursday 18:00
-    assert cal.window("the dax at some point yesterday", now) == ((2 * D, 3 * D), "at some point yesterday")
-    (lo, hi), words = cal.window("on the crate after lunch yesterday, please", now)
-    assert words == "after lunch yesterday" and 2 * D + 13 * H <= lo <= 2 * D + 15 * H and 2 * D + 17 * H <= hi < 3 * D
+    assert cal.window("the dax at one point on monday", now) == ((0.0, D), "at one point on monday")
+    (lo, hi), words = cal.window("on the crate after supper two days ago, please", now)
+    assert words == "after supper two days ago" and D + 20 * H <= lo <= D + 21 * H and hi == 2 * D
+    (lo, hi), words = cal.window("on the crate yesterday after lunchtime", now)
+    assert words == "yesterday after lunchtime" and 2 * D + 13 * H <= lo <= 2 * D + 15 * H and 2 * D + 17 * H <= hi < 3 * D
     (lo, hi), words = cal.window("yesterday before breakfast", now)
     assert words == "yesterday before breakfast" and lo >= 2 * D and hi <= 2 * D + 7 * H
     (lo, hi), _ = cal.window("at dinner", now)
     assert 3 * D + 16 * H <= lo and hi == now  # today's, up to now
-    assert cal.window("first thing", now)[0] == (3 * D + 5 * H, 3 * D + 12 * H)
-    assert cal.window("first thing yesterday", now)[0] == (2 * D + 5 * H, 2 * D + 12 * H)
+    assert cal.window("first thing in the morning", now) == ((3 * D + 5 * H, 3 * D + 12 * H), "first thing in the morning")
+    assert cal.window("yesterday first thing", now)[0] == (2 * D + 5 * H, 2 * D + 12 * H)

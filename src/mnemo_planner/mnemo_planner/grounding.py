@@ -90,7 +90,9 @@ def lexical(span: str, label: str) -> float:
 def related(span: str, label: str) -> float:
     """Score of names the lexical database relates (two names of one thing, or one a kind of the
     other), which the embedding model may place far apart."""
-    d = lexicon().distance(norm(span), norm(label))
+    def words(x: str) -> str:  # (the lexicon folds the last word's plural; "clothes" before it is no plural)
+        return " ".join(re.findall(r"[a-z0-9]+", x.lower().replace("_", " ")))
+    d = lexicon().distance(words(span), words(label))
     return 0.0 if d is None else KIND[d]
 
 

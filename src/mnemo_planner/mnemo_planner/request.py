@@ -276,7 +276,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)
     words = content_words(re.sub(r"\b(?:hand|pass)\s+(?:me|us|it|them|over|along)\b", " ", s))  # the verbs, not the nouns
-    m = re.search(r"\b(?:the|a|an|my|our|your|his|her|their|[a-z]+'s)\s+([a-z][\w\- ]*)", s) \
+    m = re.search(r"\b(?:the|a|an|my|our|your|his|her|their|[a-z]+'s)\s+((?:[a-z]+(?:'s|s')\s+)?[a-z][\w\- ]*)", s) \
         if intent == RECALL and kind != COUNT else None  # ("how many gizmos does the den hold")
     if m:  # "where have you glimpsed the gizmo, at your leisure": the thing is the noun phrase, not the verb
         words = content_words(noun_phrase(m.group(1))) or words

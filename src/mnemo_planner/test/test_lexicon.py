@@ -13,7 +13,8 @@ SYNSETS = [
     ("gizmo", "06", ["gizmo", "widget"], ["holder"]),
     ("megagizmo", "06", ["megagizmo", "blue_gizmo"], ["gizmo"]),
     ("plinth", "06", ["plinth"], []),
-    ("mood", "26", ["widget"], []),  # a sense that is no physical thing: it relates nothing
+    ("mood", "26", ["widget"], []),
+    ("snorkpin", "06", ["snorkpin", "snorkums_pod"], []),  # a name whose first word ends in s  # a sense that is no physical thing: it relates nothing
 ]
 
 
@@ -112,6 +113,10 @@ def test_a_word_that_is_no_word_is_mended_to_a_known_name(mini):
     # four letters: a dropped letter or a swap, never another letter (which makes another word too often)
     assert grounding.respell(["daxe"], ["daxa pod"]) == ["daxe"]
     assert grounding.respell(["dxaa"], ["daxa pod"]) == ["daxa"]
+
+
+def test_a_name_whose_first_word_ends_in_s_is_looked_up_as_written(mini):
+    assert grounding.related("snorkpins", "snorkums pods") == grounding.KIND[0]
 
 
 def test_a_synonym_names_a_label_the_embedding_model_places_far(mini, sim):

@@ -208,3 +208,10 @@ def test_a_match_named_by_a_noun_and_the_other_of_a_pair():
     assert rq.parse("Now its twin, please.", NOW).other
     assert not rq.parse("Bring me a box of matches.", NOW).match
     assert rq.parse("Be a dear and pick up the teal gizmo and bring it here.", NOW).named == "teal gizmo"
+
+
+def test_a_possessive_before_the_thing_of_a_question_keeps_the_thing():
+    r = rq.parse("Which of the vorples' daxes was on the crate, the mauve one or the teal one?", NOW)
+    assert r.kind == rq.WHICH and "daxes" in r.words
+    r = rq.parse("Tell me which of the vorple's daxes was on the crate, the mauve one or the teal one.", NOW)
+    assert r.words == ("vorple", "daxes") and r.options == ("mauve", "teal")

@@ -167,7 +167,10 @@ class Phases:
                 f"tasks {self.tasks:.0f} s)")
 
 
-def _run(scenario, tasks, args, processes, phases: Phases):
+def _run(scenario, tasks, args, processes, phases: Optional[Phases] = None):
+    """Patrol and run each task over ROS: (outcomes, robot path, graph nodes); ``phases`` gathers the wall
+    time of each phase (mnemo_bench's ROS runner calls this without one)."""
+    phases = phases or Phases()
     from geometry_msgs.msg import PoseStamped
 
     from mnemo_common.ros_client import RosClient

@@ -15,6 +15,6 @@ STOPWORDS = {
     "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
-    "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside",
+    "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside", "many", "much", "only",
     # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }

@@ -194,7 +194,8 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         head = rm[0].span.split()[-1]
         i = words.index(head) if head in words else 0
         room_words = set(words[max(i - 1, 0):i + 1])
-        near = sim.matrix([" ".join(words[max(i - 1, 0):i + 1])], [m.label for m in tied])[0]
+        said = " ".join(words[max(i - 1, 0):i + 1])  # (or the lexicon's name for it: a synonym wins the tie)
+        near = np.maximum(sim.matrix([said], [m.label for m in tied])[0], [related(said, m.label) for m in tied])
         rm = [m for m, v in sorted(zip(tied, near), key=lambda x: -x[1]) if v >= near.max() - PLACE_TIE]
     fm_all = match_labels(sim, words, labels, text=phrase)
     if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & room_words:

@@ -33,7 +33,6 @@ from mnemo_planner.tools import Action
 OPEN_TRIES = 2  # attempts on one handle before giving up on it (a lock the analyzer names ends it at once)
 SETTLE_REACH = 3  # the most steps settling waits for (a drive, opening, the grasp): with more left the search
 # goes on, and the candidates need not be scored
-OPEN_FRESH = 120.0  # s: a container seen open this recently is believed still open
 
 
 class GeneralPolicy:
@@ -363,8 +362,10 @@ class GeneralPolicy:
         return int(t.at != fid) + int(closed) + 1
 
     def _known_open(self, t: TaskState, fid: str) -> bool:
+        """Seen open since this task began: a door the graph remembers open from before may have been
+        shut since (a request that continues the last one knows where it left a door open)."""
         f = self.beliefs.fixtures.get(fid)
-        return f is not None and f.open and fid not in t.closed and 0.0 <= t.now - f.last_seen <= OPEN_FRESH
+        return f is not None and f.open and fid not in t.closed and f.last_seen >= t.now
 
     def _put_down(self, t: TaskState) -> Optional[Action]:
         """The gripper holds something (a grasp was refused for it): put it down here, or on the nearest surface."""

@@ -270,8 +270,10 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s_place = pm
     if place and not motion:
         s = s[:s_place.start()] + " " + s[s_place.end():]
-    if intent != RECALL:  # "..., if it's no bother", "once you have a minute": a condition of courtesy, no thing
-        s = re.sub(r"\b(?:if|when|whenever|once)\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
+    # "..., if it's no bother", "once you have a minute": a condition of courtesy, no thing (of a question,
+    # only "if": "when you ..." may date what it asks about)
+    s = re.sub(r"\b(?:if|when|whenever|once)\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*"
+               if intent != RECALL else r"\bif\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)

@@ -176,3 +176,14 @@ def test_a_follow_up_searches_on_among_the_places_the_request_before_named():
     run_task("after that, fetch the snorkum", 12, GeneralPolicy(context=context), world, lambda: 200.0)
     visits = [target for tool, target in world.calls if tool == "navigate"]
     assert visits and visits[0] == "crate_2", world.calls
+
+
+def test_a_door_the_graph_remembers_open_from_before_the_task_is_opened_again():
+    """The graph's 'open' is what the camera saw last, before this task: anyone may have shut the door
+    since, so the policy opens it (a look into a shut container is refused and costs a step more)."""
+    nodes = [dict(n) for n in NODES]
+    nodes[1] = {**nodes[1], "properties": {"state": "open", "openable": "true", "is_opened": "true"}, "last_seen": 90.0}
+    world = World(nodes=nodes)
+    run_task("find the ladle", 10, GeneralPolicy(), world, lambda: 100.0)
+    calls = physical(world)
+    assert ("peek", "vault_1") in calls and calls.index(("open", "vault_1")) < calls.index(("peek", "vault_1")), calls

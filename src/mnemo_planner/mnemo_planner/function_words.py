@@ -12,9 +12,9 @@ STOPWORDS = {
     "seen", "last", "again", "too", "also", "very", "thanks", "thank", "ok", "okay", "hey", "oh", "um", "er",
     "into", "onto", "inside", "near", "next", "beside", "under", "off", "about", "around", "let", "lets", "go",
     "put", "left", "leave", "keep", "kept", "usually", "normally", "always", "often", "where's", "what's", "it's",
-    "that's", "i'm", "i'd", "you're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
+    "that's", "i'm", "i'd", "you're", "you'll", "you've", "you'd", "i'll", "we'll", "we're", "they're", "don't", "isn't", "was", "all", "there's", "should", "might", "must", "may",
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
-    "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside", "many", "much", "only",
+    "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside", "many", "much", "only", "sorry",
     # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }

@@ -13,7 +13,7 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
-           "want", "need", "wrong", "next", "near", "from", "with")
+           "want", "need", "wrong", "next", "near", "from", "with", "kind")
 # ... of which these only before a determiner: "form the plinth", but "a tax form"
 BEFORE_DETERMINER = ("from", "with")
 # a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a

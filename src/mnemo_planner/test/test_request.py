@@ -215,3 +215,20 @@ def test_a_possessive_before_the_thing_of_a_question_keeps_the_thing():
     assert r.kind == rq.WHICH and "daxes" in r.words
     r = rq.parse("Tell me which of the vorple's daxes was on the crate, the mauve one or the teal one.", NOW)
     assert r.words == ("vorple", "daxes") and r.options == ("mauve", "teal")
+
+
+def test_a_place_phrase_ends_where_a_clause_with_a_subject_begins():
+    r = rq.parse("On the plinth you'll find the dax, I need it please.", NOW)
+    assert r.place == "plinth" and r.words == ("dax",)
+    assert rq.parse("In the crate we left the dax, get it", NOW).place == "crate"
+
+
+def test_a_polite_question_that_asks_for_a_fetch_is_a_fetch_however_it_opens():
+    r = rq.parse("Sorry to bother you, but could you fetch Ada's dax for me?", NOW)
+    assert r.intent == rq.FETCH and r.owner == "ada" and r.words == ("ada", "dax")
+
+
+def test_a_pair_or_a_twin_of_a_thing_and_a_slip_in_kind_ask_for_a_match():
+    assert rq.parse("Find me the pair to the dax on the plinth please", NOW).match
+    assert rq.parse("Bring the twin of the dax on the plinth", NOW).match
+    assert rq.parse("I want the same kinnd as the dax on the crate, but a different one.", NOW).match

@@ -1,7 +1,9 @@
 import numpy as np
+import pytest
 
-from mnemo_common.embedding import OpenAIEmbedder, best_match, get_embedder
+from mnemo_common.embedding import EmbeddingModelError, OpenAIEmbedder, best_match, get_embedder
 from mnemo_common.fake_openai import FakeOpenAI
+from mnemo_common.types import Status
 
 
 def test_minilm_matches_paraphrases():
@@ -20,3 +22,18 @@ def test_openai_embedder_against_fake_server():
         assert e.dim == 16
         rows = e.embed(["a", "b", "a"])
         assert rows.shape == (3, 16) and np.allclose(rows[0], rows[2])
+
+
+def test_a_missing_local_model_is_a_clear_error(tmp_path):
+    """A configured model that is not installed: an error naming the setting and where it looked,
+    never a download and never MiniLM in its place."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("not a model")
+    for model, where in ((str(tmp_path / "absent"), str(tmp_path / "absent")),
+                         (str(tmp_path / "file"), str(tmp_path / "file")),
+                         (str(tmp_path / "empty"), str(tmp_path / "empty")),
+                         ("nobody/not-a-cached-model", "local Hugging Face cache (nothing is downloaded)")):
+        with pytest.raises(EmbeddingModelError) as err:
+            get_embedder("", model)
+        assert err.value.code == Status.NOT_FOUND
+        assert err.value.message.startswith(f"embedding_model {model!r}") and where in err.value.message

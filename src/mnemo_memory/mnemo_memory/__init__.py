@@ -24,13 +24,15 @@ positions only and fetch the k winners' payloads; the node reuses converted reco
 Numbers: ``python src/mnemo_memory/bench/bench_memory.py``.
 
 Errors are ``MnemoError`` (INVALID_ARGUMENT for bad input, NOT_FOUND for unknown ids,
-UNAVAILABLE when another process holds the store, FAILED for an embedding-model mismatch).
+UNAVAILABLE when another process holds the store, FAILED for an embedding-model mismatch: a store
+opens only with the model that built it, ``model_record``).
 
 Modules: ``store`` (MemoryStore protocol, query plans, open_store), ``edge_store`` (default,
 qdrant-edge in-process), ``client_store`` (qdrant-client: server/cluster or local mode),
 ``service`` (MemoryService), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,
 rate limiter, RecordBuilder), ``bag`` (rosbag2 MCAP reading), ``conversions`` (msg <-> core),
-``node`` (ROS node ``memory``), ``cli`` (``mnemo memory query|ingest``).
+``model_record`` (the model a store was built with; re-embedding), ``node`` (ROS node ``memory``),
+``cli`` (``mnemo memory query|ingest|compact|reembed``).
 
 ROS API (names in mnemo_common.names): subscribes OBSERVATIONS; serves MEMORY_SEARCH_TEXT
 (SearchMemoryByText), MEMORY_SEARCH_TIME (SearchMemoryByTime), MEMORY_SEARCH_POSITION

@@ -6,10 +6,13 @@
     mnemo memory ingest BAG.mcap --raw [--config ROBOT.yaml] [--map SCENARIO.yaml] [--backend B]
                                  [--color-topic T ...] [--camera-frame F --map-frame map] [--data-dir DIR]
     mnemo memory compact [--data-dir DIR] [--qdrant-url URL] [--collection C]
+    mnemo memory reembed --into NEW [--embedding-model M] [--data-dir DIR] [--qdrant-url URL] [--collection C]
 
 ``ingest`` reads mnemo's Observation messages; with ``--raw`` a robot's raw sensor recording (colour,
 depth, camera info, a camera pose topic or /tf) goes through perception and the scene graph too
-(mnemo_perception.replay), writing the scene graph beside memory.
+(mnemo_perception.replay), writing the scene graph beside memory. ``reembed`` copies a store into
+collection NEW with the vectors of another embedding model (a store opens only with the model that
+built it); point the memory node's ``collection`` at NEW afterwards.
 
 Times are robot-clock seconds ("93600") or a scenario day and clock time ("1D 02:00", "1 02:00",
 "02:00" = day 0).
@@ -27,6 +30,8 @@ from mnemo_common.types import MemoryFilter, MnemoError, Status, invalid
 
 # mnemo_perception.replay.RawTopics' fields: the streams of a raw recording, each a --<stream>-topic
 RAW_STREAMS = ("color", "depth", "camera_info", "camera_pose", "robot_pose", "segmentation", "tf", "tf_static")
+EMBEDDING_MODEL_HELP = ("a locally installed sentence-transformers model: its directory or a name in the local "
+                        "Hugging Face cache (the memory node's embedding_model); default: the bundled MiniLM")
 _DAY_TIME = re.compile(r"^(?:(\d+)\s*[dD]?\s+)?(\d{1,2}):(\d{2})(?::(\d{2}(?:\.\d+)?))?$")
 
 
@@ -87,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--min-translation", type=float, default=0.5)
     i.add_argument("--min-rotation", type=float, default=0.5)
     i.add_argument("--batch-size", type=int, default=256)
+    i.add_argument("--embedding-model", default="", help=EMBEDDING_MODEL_HELP)
     raw = i.add_argument_group("raw sensor recordings (--raw): defaults from --config, else the perception node's")
     raw.add_argument("--raw", action="store_true",
                      help="replay colour, depth, camera info and camera pose (or /tf) through perception "
@@ -109,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--collection", default="mnemo_memory")
     c.add_argument("--place-radius", type=float, default=0.5, help="metres between robot positions of one place")
     c.add_argument("--place-yaw", type=float, default=0.5, help="radians between headings of one place")
+    r = sub.add_parser("reembed", help="copy a store into another collection with another embedding model's "
+                                        "vectors (stop the memory node first)")
+    r.add_argument("--into", required=True, help="the new collection (created; must not exist)")
+    r.add_argument("--embedding-model", default="", help=EMBEDDING_MODEL_HELP)
+    r.add_argument("--data-dir", default="data")
+    r.add_argument("--qdrant-url", default="")
+    r.add_argument("--collection", default="mnemo_memory", help="the store to copy")
     return parser
 
 
@@ -232,7 +245,7 @@ def _ingest(args) -> int:
             hint = (f"; it holds images on {', '.join(images)}: a raw sensor recording? ingest it with --raw"
                     if images else "")
             raise invalid(f"no Observation messages on {', '.join(args.topics)} in {args.bag}{hint}")
-    embedder = get_embedder()
+    embedder = get_embedder(model=args.embedding_model)
     memory = MemoryService.open(embedder, args.data_dir, url=args.qdrant_url, collection=args.collection)
     builder = RecordBuilder(embedder, rate_limiter=_rate_limiter(args))
     seen = stored = 0
@@ -302,9 +315,37 @@ def _compact(args) -> int:
     return 0
 
 
+def _reembed(args) -> int:
+    from mnemo_common.embedding import get_embedder
+
+    from mnemo_memory.model_record import reembed
+    from mnemo_memory.service import MemoryService
+    from mnemo_memory.store import open_store
+
+    if args.into == args.collection:
+        raise invalid(f"--into must name another collection than {args.collection!r}")
+    embedder = get_embedder(model=args.embedding_model)
+    start = time.monotonic()
+    source = open_store(args.data_dir, url=args.qdrant_url, collection=args.collection)
+    try:
+        memory = MemoryService.open(embedder, args.data_dir, url=args.qdrant_url, collection=args.into,
+                                    compaction=None)  # records are copied as they are
+        try:
+            if memory.count():
+                raise invalid(f"collection {args.into!r} already holds {memory.count()} records")
+            n = reembed(source.scan(), memory.add)
+        finally:
+            memory.close()
+    finally:
+        source.close()
+    print(f"copied {n} records of {args.collection!r} ({source.model_name}, {source.dim}-d) into {args.into!r} "
+          f"({embedder.name}, {embedder.dim}-d) in {time.monotonic() - start:.1f} s")
+    return 0
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    commands = {"query": _query, "ingest": _ingest, "compact": _compact}
+    commands = {"query": _query, "ingest": _ingest, "compact": _compact, "reembed": _reembed}
     try:
         return commands[args.command](args)
     except MnemoError as exc:

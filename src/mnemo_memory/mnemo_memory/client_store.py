@@ -17,7 +17,8 @@ from qdrant_client import QdrantClient, models
 
 from mnemo_common.types import MnemoError, Status
 
-from mnemo_memory.edge_store import SCHEMA_VERSION, check_meta
+from mnemo_memory.edge_store import SCHEMA_VERSION
+from mnemo_memory.model_record import check_meta
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.store import OBJECT_POOL, RRF_K, Conditions, Hit, QdrantStoreBase

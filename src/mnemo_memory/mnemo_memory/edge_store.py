@@ -37,26 +37,16 @@ import qdrant_edge as qe
 from mnemo_common.files import CorruptFileError
 from mnemo_common.types import MnemoError, Status
 
+from mnemo_memory.model_record import check_meta
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.spatial import PositionGrid
-from mnemo_memory.store import RRF_K, Conditions, Hit, ModelMismatchError, QdrantStoreBase
+from mnemo_memory.store import RRF_K, Conditions, Hit, QdrantStoreBase
 from mnemo_memory.tuning import EdgeTuning
 
 # 1: view records only; 2: object sightings and record spans ("last")
 SCHEMA_VERSION = 2
 POSITION_PAGE = 250  # records per page when the position grid is read back (each page holds the GIL ~3 ms)
-
-
-def check_meta(stored: dict, model_name: str, dim: int, where: str) -> tuple[str, int]:
-    """The store's model and dimension; a clear error when the caller embeds with another model."""
-    s_model, s_dim = stored.get("model", ""), int(stored.get("dim", 0))
-    if (model_name and s_model and model_name != s_model) or (dim and s_dim and dim != s_dim):
-        raise ModelMismatchError(
-            f"memory store {where} was built with embedding model {s_model!r} ({s_dim}-d); "
-            f"opening it with {model_name!r} ({dim}-d) would compare unrelated vectors. "
-            f"Use the same model, or another collection/data directory.")
-    return s_model or model_name, s_dim or dim
 
 
 def _time_conditions(ends: list[tuple[str, str, float]]) -> list:

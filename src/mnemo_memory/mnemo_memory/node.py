@@ -21,7 +21,7 @@ from mnemo_common.embedding import get_embedder
 from mnemo_common.files import require_free_space
 from mnemo_common.llm import ChatClient, LlmConfig
 from mnemo_common.ros import declare_config, guarded, memory_filter_from_msg, observation_from_msg, run_node
-from mnemo_common.types import invalid
+from mnemo_common.types import MnemoError, invalid
 from mnemo_interfaces.msg import Observation as ObservationMsg
 from mnemo_interfaces.srv import (
     AddMemoryRecord, GetMemoryRecord, SearchMemoryByPosition, SearchMemoryByText, SearchMemoryByTime,
@@ -66,8 +66,10 @@ DESCRIPTIONS = {
     "data_dir": "directory holding memory/<collection>/ (embedded store) and relative raw image paths",
     "qdrant_url": "Qdrant server or cluster URL; empty uses the embedded engine under data_dir",
     "collection": "collection name (a sub-directory for the embedded engine)",
-    "embedding_base_url": "OpenAI-compatible embeddings endpoint; empty uses the offline MiniLM model",
-    "embedding_model": "embedding model name at that endpoint",
+    "embedding_base_url": "OpenAI-compatible embeddings endpoint; empty: a local model (embedding_model)",
+    "embedding_model": "the model name at embedding_base_url; without one, a locally installed sentence-transformers "
+                       "model (its directory, or a name in the local Hugging Face cache; never downloaded); "
+                       "empty: the bundled MiniLM. A store opens only with the model that built it",
     "llm_base_url": "OpenAI-compatible VLM endpoint for captions; empty captions from detections",
     "llm_model": "VLM model name",
     "min_interval": "store at most one observation per this many seconds while the robot stands still",
@@ -104,10 +106,14 @@ class MemoryNode(Node):
         super().__init__(NODE_NAME)
         self.config = cfg = declare_config(self, CONFIG_TYPE, DESCRIPTIONS)
         self.executor_threads = max(1, cfg.executor_threads)  # read by run_node
-        embedder = get_embedder(cfg.embedding_base_url, cfg.embedding_model)
         compaction = CompactionConfig(cfg.place_radius, cfg.place_yaw) if cfg.compaction else None
-        self.memory = MemoryService.open(embedder, cfg.data_dir, url=cfg.qdrant_url, collection=cfg.collection,
-                                         compaction=compaction)
+        try:  # a missing model or a store built by another one: said in the log, and no serving
+            embedder = get_embedder(cfg.embedding_base_url, cfg.embedding_model)
+            self.memory = MemoryService.open(embedder, cfg.data_dir, url=cfg.qdrant_url, collection=cfg.collection,
+                                             compaction=compaction)
+        except MnemoError as exc:
+            self.get_logger().fatal(f"memory not started: {exc.message}")
+            raise
         llm = LlmConfig.from_values(cfg.llm_base_url, cfg.llm_model)
         captioner = VlmCaptioner(ChatClient(llm), image_root=cfg.data_dir) if llm else OfflineCaptioner()
         self.builder = RecordBuilder(embedder, captioner,

@@ -211,11 +211,6 @@ def _time_distance(p: dict, t: float) -> float:
     return max(first - t, t - last, 0.0)
 
 
-class ModelMismatchError(MnemoError):
-    def __init__(self, message: str):
-        super().__init__(Status.FAILED, message)
-
-
 class QdrantStoreBase:
     """Query plans shared by the backends; subclasses implement the engine primitives."""
 

@@ -35,3 +35,37 @@ def make_record(i: int, caption: str, stamp: float, x: float, y: float, room: st
     if embedder is not None:
         r.embedding = embedder.embed([caption])[0]
     return r
+
+
+def save_tiny_sentence_model(path, dim: int = 32, words=()) -> str:
+    """Write a small sentence-transformers model (a one-layer BERT with random weights, mean
+    pooling; a vocabulary of ``words``, other words spelt by characters) to ``path``: a locally
+    installed model other than MiniLM, for tests of the configurable embedding model. Texts that
+    share vocabulary words are similar (as with WordEmbedder); nothing more is meant."""
+    import shutil
+    import string
+    from pathlib import Path
+
+    import torch
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    path = Path(path)
+    bert = path / "bert"
+    bert.mkdir(parents=True, exist_ok=True)
+    letters = string.ascii_lowercase + string.digits
+    known = sorted({w.lower() for w in words} - set(letters))
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *known, *letters, *(f"##{c}" for c in letters)]
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(vocab), hidden_size=dim, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=2 * dim, max_position_embeddings=128)
+    model = BertModel(config)
+    with torch.no_grad():  # words, not positions, decide what a text embeds to
+        model.embeddings.word_embeddings.weight.normal_(0.0, 1.0)
+        model.embeddings.position_embeddings.weight.zero_()
+    model.save_pretrained(bert)
+    BertTokenizerFast(vocab={token: i for i, token in enumerate(vocab)}).save_pretrained(bert)
+    transformer = models.Transformer(str(bert), max_seq_length=128)
+    SentenceTransformer(modules=[transformer, models.Pooling(dim, "mean")], device="cpu").save(str(path))
+    shutil.rmtree(bert)  # the saved model holds its own copy
+    return str(path)

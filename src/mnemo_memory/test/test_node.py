@@ -173,3 +173,20 @@ def test_object_search_over_dds(ros):
                SearchMemoryByText.Request(text="a red mug", k=0, objects=True))
     assert res.error_code == Status.INVALID_ARGUMENT and res.error_msg
     assert ros["node"].alive()
+
+
+def test_a_missing_embedding_model_is_logged_and_nothing_is_served(tmp_path):
+    """A node configured with a model that is not installed must not serve with another one."""
+    model = tmp_path / "no-such-model"
+    node = NodeProcess("mnemo_memory.node", names.MEMORY_NODE, env=ros_env(unique_domain_id()),
+                       log_dir=tmp_path / "log",
+                       params={"data_dir": str(tmp_path / "data"), "embedding_model": str(model)})
+    try:
+        deadline = time.monotonic() + 60.0
+        while node.alive() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not node.alive(), node.log()
+        assert f"memory not started: embedding_model '{model}': no model directory at {model}" in node.log()
+        assert not (tmp_path / "data" / "memory").exists()
+    finally:
+        node.stop()

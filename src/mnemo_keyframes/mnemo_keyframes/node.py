@@ -87,8 +87,10 @@ DESCRIPTIONS = {
     "default_k": "keyframes returned when a request asks for k <= 0",
     "llm_base_url": "OpenAI-compatible endpoint for two-stage VLM selection; empty = text-embedding ranking",
     "llm_model": "chat model name at llm_base_url",
-    "embedding_base_url": "OpenAI-compatible embeddings endpoint; empty = offline MiniLM",
-    "embedding_model": "embedding model name at embedding_base_url",
+    "embedding_base_url": "OpenAI-compatible embeddings endpoint; empty = a local model (embedding_model)",
+    "embedding_model": "the model name at embedding_base_url; without one, a locally installed sentence-transformers "
+                       "model (its directory, or a name in the local Hugging Face cache; never downloaded); "
+                       "empty = the bundled MiniLM",
 }
 
 

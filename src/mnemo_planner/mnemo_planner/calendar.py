@@ -19,7 +19,10 @@ PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 24), "night"
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven)"
 # meals people date things by, as the hours they usually span; "before"/"after" one reach to the next
 MEALS = {"breakfast": (6, 10), "lunch": (11.5, 14.5), "dinner": (17.5, 21), "supper": (17.5, 21)}
-MEAL = re.compile(r"\b(before|after|at|over|during|around|by)\s+(breakfast|lunch|dinner|supper)(?:\s?time)?\b")
+# ... and the start of a day ("first thing", not "the first thing"), read as the hours around a meal are
+MEAL = re.compile(r"\b(before|after|at|over|during|around|by)\s+(breakfast|lunch|dinner|supper)(?:\s?time)?\b|"
+                  r"(?<!the )(?<!a )\b(?:at\s+)?(first thing)(?:\s+in the morning)?\b")
+EARLY = (5.0, 10.0)  # "first thing"
 # a vague point within the time named ("at one point on monday", "sometime two days ago"): part of the phrase
 VAGUE = r"(?:\b(?:(?:at|during)\s+(?:some|one|any)\s+(?:point|time|stage)|some\s?time)\s+(?:(?:on|during|in)\s+)?)?"
 
@@ -99,8 +102,6 @@ class Calendar:
         rules = [
             (r"\b(?:the\s+)?day before yesterday\b", lambda m: self._day(now, 2)),
             (r"\byesterday\s+(morning|afternoon|evening|night)\b", lambda m: part(self.day_start(now, 1), m.group(1))),
-            (r"\b(?:(yesterday)\s+)?(?:at\s+)?first thing(?:\s+(?:in the|this)\s+morning)?(?:\s+(yesterday))?\b",
-             lambda m: part(self.day_start(now, 1 if (m.group(1) or m.group(2)) else 0), "morning")),
             (r"\blast night\b", lambda m: part(self.day_start(now, 1), "night")),
             (r"\byesterday\b", lambda m: self._day(now, 1)),
             (r"\b(?:this|earlier this)\s+(morning|afternoon|evening)\b",
@@ -124,19 +125,24 @@ class Calendar:
     def _meal(self, t: str, meal: re.Match, now: float) -> tuple[tuple[float, float], str]:
         rest = t[:meal.start()] + " " * (meal.end() - meal.start()) + t[meal.end():]
         day_window, day_words = self.window(rest, now)
+        if day_window and day_window[1] - day_window[0] > 86400.0:
+            return day_window, day_words  # ("at lunch last week": the days named, any hour)
         day = self.day_start(now)
         words = meal.group(0)
-        if day_window and day_window[1] - day_window[0] <= 86400.0:
+        if day_window:
             day = self.day_start(day_window[0])
             at = rest.find(day_words)
             lo, hi = min(at, meal.start()), max(at + len(day_words), meal.end())
             if not t[lo:hi].replace(day_words, "").replace(meal.group(0), "").strip(" ,"):
                 words = t[lo:hi]  # (adjacent: taken out of the request together)
-        start, end = MEALS[meal.group(2)]
+        start, end = MEALS[meal.group(2)] if meal.group(2) else EARLY
         later = [lo for lo, _ in MEALS.values() if lo > end]
         lo, hi = {"before": (PARTS["morning"][0], start), "after": (end - 0.5, min(later, default=24.0))}.get(
-            meal.group(1), (start - 1.0, end + 1.0))
+            meal.group(1), (start - 1.0, end + 1.0) if meal.group(2) else EARLY)
         since, until = self.hour_of(day, lo), self.hour_of(day, hi)
+        if since > now and not day_window:  # (no day named, and today's is still to come: the last one)
+            day = self.day_start(now, 1)
+            since, until = self.hour_of(day, lo), self.hour_of(day, hi)
         return (since, min(until, now) if until > now >= since else until), words
 
     def _day(self, now: float, back: int) -> tuple[float, float]:

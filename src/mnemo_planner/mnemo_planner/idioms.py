@@ -40,15 +40,16 @@ def _clause(text: str, lex, function_words) -> str:
     idiom = _adverbs(words, lex.adverb_phrases())
     # (an adverb in a clause that describes nothing else: courtesy)
     drop = idiom if idiom and all(i in idiom or w in function_words for i, w in enumerate(words)) else set()
-    for i, w in enumerate(words):
-        if i == 0 or w in function_words:
-            continue
-        before, after = words[i - 1], words[i + 1] if i + 1 < len(words) else ""
-        if before in NOUN_BEFORE:
+    def particle(i: int) -> bool:  # an adverb that makes a verb of several words with a verb before it
+        return lex.adverb(words[i]) and any(lex.phrasal(v, words[i]) for v in words[:i])
+
+    for i in range(len(words) - 1, 0, -1):  # (from the end: "back down" is a run of two particles)
+        w, before, after = words[i], words[i - 1], words[i + 1] if i + 1 < len(words) else ""
+        if (w in function_words and w not in PREPOSITIONS) or before in NOUN_BEFORE:
             continue  # "at the back": a noun after a determiner or a preposition
-        if after and (after not in function_words or w in PREPOSITIONS):
-            continue  # "the back cushion": a word that qualifies the next one; "after the gizmo": a place
-        if any(lex.phrasal(v, w) for v in words[:i]):
+        if after and i + 1 not in drop and (after not in function_words or (w in PREPOSITIONS and after in NOUN_BEFORE)):
+            continue  # "the back cushion": a word that qualifies the next one; "down the stairs": a place
+        if particle(i):
             drop.add(i)
     if not drop:
         return text

@@ -33,6 +33,7 @@ class Lexicon:
         self._data = None
         self._phrases: dict[str, frozenset] = {}  # multi-word lemmas per part of speech ("a_lot", "put_away")
         self._verb_forms: dict[str, str] = {}  # irregular verb forms and their lemma ("brought" -> "bring")
+        self._adverbs: frozenset = frozenset()  # adverbs of one word ("back", "away", "down")
         self._lock = threading.Lock()  # (one file position, shared by the threads that ask)
         index = os.path.join(root, "index.noun")
         if not root or not os.path.isfile(index) or not os.path.isfile(os.path.join(root, "data.noun")):
@@ -71,6 +72,8 @@ class Lexicon:
                         self._verb_forms.update((r[0], r[1]) for r in rows if len(r) >= 2)
                     elif name.startswith("index."):
                         self._phrases[pos] = frozenset(x for x in lemmas if "_" in x)
+                        if pos == "adv":
+                            self._adverbs = frozenset(x for x in lemmas if "_" not in x)
 
     def __bool__(self) -> bool:
         return bool(self._index)
@@ -104,6 +107,9 @@ class Lexicon:
     def adverb_phrases(self) -> frozenset:
         """The adverbs of several words ("a_lot", "right_away"), underscored as the database spells them."""
         return self._phrases.get("adv", frozenset())
+
+    def adverb(self, word: str) -> bool:
+        return word.lower() in self._adverbs
 
     def phrasal(self, verb: str, particle: str) -> bool:
         """Whether ``verb`` (any form) with ``particle`` is a verb of its own ("bring back", "put away")."""

@@ -38,7 +38,7 @@ MOTION = re.compile(r"\b(?:go|head|walk|move|drive|come|pop|nip|run|roll|make yo
                     r"(?:the|a|an|my|our|your|that|this)\s+(?P<np>[\w' \-]+?)\s*"
                     r"(?=,|\band\b|\bthen\b|\bto (?:get|grab|fetch|bring|pick|find|take|collect)\b)")
 # "a match for the gizmo", "its match": a match named by a noun, read as "one like the gizmo", "one like it"
-MATCH_NOUN = re.compile(r"\b(?:(?:a|the) (?:match|double|pair|twin) (?:for|of|to) (?=the|that|this|my|your|our)|"
+MATCH_NOUN = re.compile(r"\b(?:(?:(?:a|the) (?:match|double|twin) (?:for|of|to)|the pair to) (?=the|that|this|my|your|our)|"
                         r"its (?:match|double)\b)")
 QUOTED = re.compile(r"(?:(?<=\s)|^)['\"]((?:[^'\"]|'(?=\w))+?)['\"](?=[\s.,!?;:)]|$)")
 
@@ -209,7 +209,6 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     window, time_words = calendar.window(s, now)
     if time_words:
         s = s.replace(time_words, " ")
-    s = plain(s, STOPWORDS)  # (no idiom names a thing)
     habit = bool(re.search(rf"\b(?:{HABIT})\b", s))
     s = re.sub(rf"\b(?:{HABIT})\b", " ", s)
     excluded = list(refused)
@@ -230,7 +229,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     if m and m.group(1) not in ("it", "that", "what", "where", "who", "there", "here", "he", "she", "let", "one"):
         owner = m.group(1)
     intent, kind = (RECALL, _recall_kind(s.strip())) if _is_question(main) and not re.search(
-        r"^\s*(?:\w+\W+){0,8}?(?:could|can|would|will) you (?:please )?(?:bring|get|fetch|grab|hand|pass|give|find|go)\b", s) \
+        r"^\s*(?:(?!(?:where|when|which|what|how|who)\b)\w+\W+){0,8}?(?:could|can|would|will) you (?:please )?(?:bring|get|fetch|grab|hand|pass|give|find|go)\b", s) \
         else (FETCH, "")
     if intent == RECALL and options and (asks_which or kind in (WHERE, SEEN, WHAT_AT)):
         kind = WHICH
@@ -265,15 +264,17 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     for pm in ([] if motion else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|whenever|once|unless|while|that|which|please|for|to|earlier|last|this|"
                           rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there|"
-                          rf"at|after|before|during|around|since|until|sometime|you|you'll|you're|i|we|they|he|she)\b))", s)):
+                          rf"(?:at|after|before|during|around|since|until)(?!\s+(?:the|a|an|my|our|your|this|that)\b)|"
+                          rf"sometime|you|you'll|you're|i|we|they|he|she)\b))", s)):
         relation, place = pm.group(1).strip(), pm.group("np").strip()
         s_place = pm
     if place and not motion:
         s = s[:s_place.start()] + " " + s[s_place.end():]
+    s = plain(s, STOPWORDS)  # (no idiom names a thing; the place phrase is out already: "on the side")
     # "..., if it's no bother", "once you have a minute": a condition of courtesy, no thing (of a question,
-    # only "if": "when you ..." may date what it asks about)
+    # only "if" after a comma: "when you ..." may date what it asks about, "tell me if ..." is the question)
     s = re.sub(r"\b(?:if|when|whenever|once)\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*"
-               if intent != RECALL else r"\bif\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
+               if intent != RECALL else r"(?<=[,;])\s*if\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)

@@ -47,8 +47,8 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
     a word that may stand there ("the ohter", but "the ring" is a noun, not a misspelt verb)."""
     def fix(m: re.Match) -> str:
         w = m.group(0)
-        if len(w) < 3 or w in lexicon or w in STOPWORDS or (len(w) == 3 and known(w)):
-            return w  # (a three-letter word only when it is no word at all and lost a letter: "whn")
+        if len(w) < 3 or w in lexicon or w in STOPWORDS or (len(w) == 3 and known(w)) or text[m.end():].startswith("'"):
+            return w  # (a three-letter word only when it is no word at all and lost a letter; never a possessive)
         before = re.findall(r"[a-z']+", text[:m.start()][-12:])
         after_determiner = bool(before) and before[-1] in DETERMINERS
         # a four-letter word is only taken for a longer one (a dropped letter) or for the same letters with

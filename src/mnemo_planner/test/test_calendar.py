@@ -56,5 +56,10 @@ def test_meals_a_vague_point_and_first_thing_date_within_a_day():
     assert words == "yesterday before breakfast" and lo >= 2 * D and hi <= 2 * D + 7 * H
     (lo, hi), _ = cal.window("at dinner", now)
     assert 3 * D + 16 * H <= lo and hi == now  # today's, up to now
-    assert cal.window("first thing in the morning", now) == ((3 * D + 5 * H, 3 * D + 12 * H), "first thing in the morning")
-    assert cal.window("yesterday first thing", now)[0] == (2 * D + 5 * H, 2 * D + 12 * H)
+    assert cal.window("first thing in the morning", now) == ((3 * D + 5 * H, 3 * D + 10 * H), "first thing in the morning")
+    assert cal.window("yesterday first thing", now)[0] == (2 * D + 5 * H, 2 * D + 10 * H)
+    assert cal.window("the first thing on the crate", now) == (None, "")  # a noun phrase, no time
+    # a meal of no day named that is still to come today is the last one; a span of days stays whole
+    (lo, hi), _ = cal.window("after supper", 3 * D + 1 * H)
+    assert 2 * D + 20 * H <= lo and hi == 3 * D
+    assert cal.window("at lunch last week", now)[0] == (cal.day_start(now, 7), 3 * D)

@@ -13,8 +13,8 @@ SYNSETS = [
     ("gizmo", "06", ["gizmo", "widget"], ["holder"]),
     ("megagizmo", "06", ["megagizmo", "blue_gizmo"], ["gizmo"]),
     ("plinth", "06", ["plinth"], []),
-    ("mood", "26", ["widget"], []),
-    ("snorkpin", "06", ["snorkpin", "snorkums_pod"], []),  # a name whose first word ends in s  # a sense that is no physical thing: it relates nothing
+    ("mood", "26", ["widget"], []),  # a sense that is no physical thing: it relates nothing
+    ("snorkpin", "06", ["snorkpin", "snorkums_pod"], []),  # a name whose first word ends in s
 ]
 
 

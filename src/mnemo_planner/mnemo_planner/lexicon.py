@@ -19,6 +19,7 @@ DEFAULT_ROOT = "/usr/share/wordnet"
 ENV = "MNEMO_WORDNET"  # a directory holding index.noun, data.noun and noun.exc; "" turns the lexicon off
 PHYSICAL = {"06", "13", "17", "20", "27"}  # noun.artifact, noun.food, noun.object, noun.plant, noun.substance
 HYPERNYM = ("@", "@i")
+INFLECTIONS = ("s", "es", "d", "ed", "ing")  # regular endings of nouns and verbs
 NOT_HEAD_FINAL = {"of", "and", "or", "with", "for", "in", "on", "to"}  # ("a box of gizmos" is a box)
 
 
@@ -97,11 +98,7 @@ class Lexicon:
         """Whether ``word`` is a word of the language (a noun, verb, adjective or adverb of the database,
         or a regular form of one): written as it is spelled, never a slip of another."""
         w = word.lower()
-        stems = {w, self._irregular.get(w, w), singular(w)}
-        for suffix in ("s", "es", "d", "ed", "ing", "er", "est", "ly"):
-            if w.endswith(suffix) and len(w) > len(suffix) + 2:
-                stem = w[:-len(suffix)]
-                stems |= {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+        stems = {w, self._irregular.get(w, w), singular(w)} | _stems(w, INFLECTIONS + ("er", "est", "ly"), 2)
         return any(f in self._index or f in self._other for f in stems)
 
     def adverb_phrases(self) -> frozenset:
@@ -115,11 +112,7 @@ class Lexicon:
         """Whether ``verb`` (any form) with ``particle`` is a verb of its own ("bring back", "put away")."""
         verbs = self._phrases.get("verb", ())
         w = verb.lower()
-        stems = {w, self._verb_forms.get(w, w)}
-        for suffix in ("s", "es", "d", "ed", "ing"):
-            if w.endswith(suffix) and len(w) > len(suffix) + 1:
-                stem = w[:-len(suffix)]
-                stems |= {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+        stems = {w, self._verb_forms.get(w, w)} | _stems(w, INFLECTIONS, 1)
         return any(f"{x}_{particle.lower()}" in verbs for x in stems)
 
     def noun_only(self, word: str) -> bool:
@@ -177,6 +170,17 @@ class Lexicon:
                 if o in up and up[o] + xa + xb <= hops and (best is None or up[o] + xa + xb < best):
                     best = up[o] + xa + xb
         return best
+
+
+def _stems(word: str, suffixes: tuple[str, ...], least: int) -> set[str]:
+    """The stems a regular inflection of ``word`` may come from (a suffix off, an "e" restored, a doubled
+    consonant undone), keeping more than ``least`` letters."""
+    out: set[str] = set()
+    for suffix in suffixes:
+        if word.endswith(suffix) and len(word) > len(suffix) + least:
+            stem = word[:-len(suffix)]
+            out |= {stem, stem + "e"} | ({stem[:-1]} if len(stem) > 2 and stem[-1] == stem[-2] else set())
+    return out
 
 
 @lru_cache(maxsize=4)

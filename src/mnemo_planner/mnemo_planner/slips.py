@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 
 from mnemo_planner.function_words import STOPWORDS
-from mnemo_planner.idioms import known
+from mnemo_planner.lexicon import lexicon
+
+
+def known(word: str) -> bool:
+    """A word of the language (True when no lexical database is installed: nothing is taken for a slip)."""
+    lex = lexicon()
+    return not lex or lex.knows(word)
 
 
 # Function words a slip of the keyboard must not hide (compared within one edit).

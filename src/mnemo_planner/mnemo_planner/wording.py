@@ -13,8 +13,13 @@ from mnemo_planner.slips import one_edit
 from mnemo_planner.words import singular
 
 
+def words_of(phrase: str) -> list[str]:
+    """The words of a phrase or a label, lower case, as written ("kitchen_table" -> kitchen, table)."""
+    return re.findall(r"[a-z0-9]+", phrase.lower().replace("_", " "))
+
+
 def norm(phrase: str) -> str:
-    return " ".join(singular(w) for w in re.findall(r"[a-z0-9]+", phrase.lower().replace("_", " ")))
+    return " ".join(singular(w) for w in words_of(phrase))
 
 
 def respell(words: Sequence[str], names: Sequence[str]) -> list[str]:

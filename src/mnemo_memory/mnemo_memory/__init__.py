@@ -16,9 +16,11 @@ In-process API (no ROS)::
 
 Indexing and speed (embedded engine, ``tuning.EdgeTuning``): HNSW (m 16, ef_construct 64,
 search ef 64) over int8 scalar-quantized vectors kept in RAM, rescored with the float vectors;
-built one segment (~13k records) at a time as the store fills: ``MemoryService.add`` runs
-``store.optimize()`` when ``store.optimize_due()`` (blocking for seconds, GIL held, so queries
-wait meanwhile; bulk loaders may pass ``auto_optimize=False`` and call ``optimize()`` once).
+built one segment (~13k records) at a time as the store fills: when ``store.optimize_due()``,
+``MemoryService`` builds it in a child process on a copy of the shards and switches to the copy
+once it has caught up (``index_build``, ``background_index``): qdrant-edge's ``optimize()`` holds
+the GIL for its whole run, so in process no query would be answered meanwhile. Bulk loaders may
+pass ``auto_optimize=False`` and call ``optimize()`` (in process) once.
 Time queries walk the stamp index from the range's end (``start_from``); spatial queries read
 positions only and fetch the k winners' payloads; the node reuses converted record messages.
 Numbers: ``python src/mnemo_memory/bench/bench_memory.py``.
@@ -29,7 +31,8 @@ opens only with the model that built it, ``model_record``).
 
 Modules: ``store`` (MemoryStore protocol, query plans, open_store), ``edge_store`` (default,
 qdrant-edge in-process), ``client_store`` (qdrant-client: server/cluster or local mode),
-``service`` (MemoryService), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,
+``service`` (MemoryService), ``index_build`` + ``background_index`` (index builds off the serving
+process), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,
 rate limiter, RecordBuilder), ``bag`` (rosbag2 MCAP reading), ``conversions`` (msg <-> core),
 ``model_record`` (the model a store was built with; re-embedding), ``node`` (ROS node ``memory``),
 ``cli`` (``mnemo memory query|ingest|compact|reembed``).

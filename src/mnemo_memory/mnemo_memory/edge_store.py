@@ -2,10 +2,12 @@
 
 Directory layout (``root`` = data_dir/memory/<collection>/)::
 
-    root/meta.json   embedding model name, dimension and schema, written once at creation
+    root/meta.json   embedding model name, dimension and schema, written at creation; the
+                     generation of the shards (rewritten by each index build)
     root/lock        flock'ed by the one process that writes the store
     root/shard/      the Qdrant edge shard of view records (segments + its write-ahead log)
     root/objects/    the shard of object sightings (schema 2; named vectors "text" and "words")
+    root/gen-N/      shard/ and objects/ instead, once N index builds were switched to (index_build)
 
 Durability: every ``update`` is appended to the shard's write-ahead log before it returns, so an
 acknowledged record survives the process being killed (the crash test checks this with SIGKILL);
@@ -17,8 +19,10 @@ qdrant-edge runs no background optimizer: ``optimize()`` (blocking, and it holds
 every thread of the process waits) turns segments larger than the indexing threshold into HNSW
 segments with int8 scalar quantization kept in RAM; searches walk the graph on the int8 vectors
 and rescore the best candidates with the (memory-mapped) float vectors. ``optimize_due()`` says when enough
-unindexed records have accumulated (about one segment, ~13k 384-d records); MemoryService calls
-it after each write, so an index is built one bounded segment at a time as the store fills.
+unindexed records have accumulated (about one segment, ~13k 384-d records); MemoryService then
+builds that index in a child process on a copy of the shards (``begin_index_build`` /
+``end_index_build``, ``index_build``), serving from the live shards meanwhile; bulk loaders call
+``optimize()``.
 """
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ import qdrant_edge as qe
 from mnemo_common.files import CorruptFileError
 from mnemo_common.types import MnemoError, Status
 
+from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs, write_json_atomically
 from mnemo_memory.model_record import check_meta
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
@@ -128,6 +133,7 @@ class EdgeStore(QdrantStoreBase):
             self._lock_file.truncate()
             self._lock_file.write(str(os.getpid()))
             self._lock_file.flush()
+            self._build: Optional[IndexBuild] = None
             self._open(model_name, dim)
         except BaseException:
             self._release_lock()
@@ -137,33 +143,35 @@ class EdgeStore(QdrantStoreBase):
         self._start_positions()
 
     def _open(self, model_name: str, dim: int) -> None:
-        meta_path, shard_path, objects_path = self.root / "meta.json", self.root / "shard", self.root / "objects"
+        meta_path = self.root / "meta.json"
         self._objects: Optional[qe.EdgeShard] = None
         if meta_path.exists():
             try:
-                meta = json.loads(meta_path.read_text())
+                self._meta = json.loads(meta_path.read_text())
             except ValueError as exc:
                 raise CorruptFileError(meta_path, f"{type(exc).__name__}: {exc}") from exc
-            self.model_name, self.dim = check_meta(meta, model_name, dim, str(self.root))
-            self._shard = load_shard(shard_path)
-            self.objects = int(meta.get("schema", 1)) >= 2
+            self.model_name, self.dim = check_meta(self._meta, model_name, dim, str(self.root))
+            self.generation = int(self._meta.get("generation", 0))
+            home = generation_dir(self.root, self.generation)
+            self._shard = load_shard(home / "shard")
+            self.objects = int(self._meta.get("schema", 1)) >= 2
             if self.objects:
-                self._objects = load_shard(objects_path)
+                self._objects = load_shard(home / "objects")
+            remove_leftovers(self.root, self.generation)
             return
         if not dim:
             raise MnemoError(Status.NOT_FOUND, f"no memory store at {self.root} and no embedding dimension to create one")
-        self.model_name, self.dim, self.objects = model_name, dim, True
+        self.model_name, self.dim, self.objects, self.generation = model_name, dim, True, 0
         import shutil
 
-        for path in (shard_path, objects_path):
-            if path.exists():  # created before meta.json was written: start over, nothing was acknowledged
-                check_unused(path, meta_path)
-                shutil.rmtree(path)
-        self._shard = self._create(shard_path, self.tuning.config(dim), INDEXED_FIELDS)
-        self._objects = self._create(objects_path, self.tuning.config(dim, objects=True), SIGHTING_INDEXED_FIELDS)
-        tmp = meta_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}))
-        os.replace(tmp, meta_path)
+        for path in shard_dirs(self.root):  # created before meta.json was written: start over, nothing was acknowledged
+            check_unused(path, meta_path)
+            shutil.rmtree(path)
+        remove_leftovers(self.root, 0)
+        self._shard = self._create(self.root / "shard", self.tuning.config(dim), INDEXED_FIELDS)
+        self._objects = self._create(self.root / "objects", self.tuning.config(dim, objects=True), SIGHTING_INDEXED_FIELDS)
+        self._meta = {"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}
+        write_json_atomically(meta_path, self._meta)
 
     def _create(self, path: Path, config: "qe.EdgeConfig", fields: dict[str, str]) -> "qe.EdgeShard":
         shard = qe.EdgeShard.create(str(path), config)
@@ -184,6 +192,7 @@ class EdgeStore(QdrantStoreBase):
         about 2 s, each page holding the GIL for a few ms), and position queries use the
         engine's indices until it is done, so a reopen does not wait for it."""
         self._grid = PositionGrid()
+        self._switching = threading.Lock()
         self._grid_ready = threading.Event()
         self._grid_stop = threading.Event()
         self._grid_loader: Optional[threading.Thread] = None
@@ -199,8 +208,9 @@ class EdgeStore(QdrantStoreBase):
         offset, start = None, time.perf_counter()
         try:
             while not self._grid_stop.is_set():
-                records, offset = self._shard.scroll(qe.ScrollRequest(limit=POSITION_PAGE, offset=offset,
-                                                                      with_payload=["x", "y"]))
+                with self._switching:  # an index build's switch replaces the shard between pages
+                    records, offset = self._shard.scroll(qe.ScrollRequest(limit=POSITION_PAGE, offset=offset,
+                                                                          with_payload=["x", "y"]))
                 # replace=False: a record written meanwhile already holds its newest position
                 self._grid.add([str(r.id) for r in records], [r.payload.get("x", math.nan) for r in records],
                                [r.payload.get("y", math.nan) for r in records], replace=False, rebuild=False)
@@ -235,11 +245,17 @@ class EdgeStore(QdrantStoreBase):
             self._lock_file.close()
 
     # -- engine primitives ---------------------------------------------------------------
+    def _apply(self, name: str, op: "qe.UpdateOperation") -> None:
+        """An update of the shard ``name``; kept for the copy while an index build runs."""
+        (self._objects if name == "objects" else self._shard).update(op)
+        if self._build is not None:
+            self._build.journal.append((name, op))
+
     def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
         # a float32 row's buffer is read by the engine as it is: 9 us per record less than .tolist()
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         points = [qe.Point(pid, memoryview(vec), payload) for pid, vec, payload in zip(ids, vectors, payloads)]
-        self._shard.update(qe.UpdateOperation.upsert_points(points))
+        self._apply("shard", qe.UpdateOperation.upsert_points(points))
         self._grid.add(ids, [p["x"] for p in payloads], [p["y"] for p in payloads])
         self._since_flush += len(points)
         if self._since_flush >= self._flush_every:
@@ -249,7 +265,7 @@ class EdgeStore(QdrantStoreBase):
                           payloads: list[dict]) -> None:
         points = [qe.Point(pid, {DENSE: vec.tolist(), SPARSE: qe.SparseVector(*w)}, payload)
                   for pid, vec, w, payload in zip(ids, vectors, words, payloads)]
-        self._objects.update(qe.UpdateOperation.upsert_points(points))
+        self._apply("objects", qe.UpdateOperation.upsert_points(points))
 
     def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
                            cond: Conditions, limit: int) -> list[Hit]:
@@ -266,14 +282,14 @@ class EdgeStore(QdrantStoreBase):
 
     def _delete(self, pids: list[str], sighting_pids: list[str]) -> None:
         if sighting_pids:
-            self._objects.update(qe.UpdateOperation.delete_points(sighting_pids))
-        self._shard.update(qe.UpdateOperation.delete_points(pids))
+            self._apply("objects", qe.UpdateOperation.delete_points(sighting_pids))
+        self._apply("shard", qe.UpdateOperation.delete_points(pids))
         self._grid.remove(pids)
 
     def _rewrite(self, pid: str, payload: dict, sighting_pids: list[str], span: dict) -> None:
-        self._shard.update(qe.UpdateOperation.overwrite_payload([pid], payload))
+        self._apply("shard", qe.UpdateOperation.overwrite_payload([pid], payload))
         if sighting_pids:
-            self._objects.update(qe.UpdateOperation.set_payload(sighting_pids, span))
+            self._apply("objects", qe.UpdateOperation.set_payload(sighting_pids, span))
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         hits = self._shard.query(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector.tolist()),
@@ -330,7 +346,36 @@ class EdgeStore(QdrantStoreBase):
         self.flush()
         return changed
 
+    def begin_index_build(self) -> IndexBuild:
+        """Start building the next generation off this process (``index_build``): the caller keeps
+        writers out until the build's ``copy`` returns, and calls ``end_index_build`` after it.
+        No flush first (it holds the GIL, ~0.5 s per 27k records): a copy taken while nothing
+        writes is what a crash would leave, which the engine recovers from its write-ahead log."""
+        home = generation_dir(self.root, self.generation)
+        names = [n for n, shard in (("shard", self._shard), ("objects", self._objects)) if shard is not None]
+        self._build = IndexBuild(self.root, self.generation + 1, {n: home / n for n in names})
+        return self._build
+
+    def end_index_build(self, build: IndexBuild) -> bool:
+        """Serve from the build's shards if it succeeded (the caller keeps writers and queries out);
+        True when switched. Either way the journal stops; the caller then calls ``remove_unused``."""
+        self._build = None
+        if build.error:
+            return False
+        try:
+            built = build.commit(self.root / "meta.json", self._meta, self._shards())
+        except Exception as exc:  # noqa: BLE001 - meta.json still names the live shards
+            build.fail(exc)
+            return False
+        with self._switching:
+            self._shard, self._objects = built["shard"], built.get("objects")
+        self.generation, self._meta = build.generation, {**self._meta, "generation": build.generation}
+        return True
+
     def close(self) -> None:
+        if getattr(self, "_build", None) is not None:
+            self._build.cancel()  # its copy is a leftover, removed at the next open
+            self._build = None
         if getattr(self, "_grid_stop", None) is not None:
             self._stop_positions()
         if getattr(self, "_shard", None) is not None:

@@ -79,7 +79,8 @@ DESCRIPTIONS = {
     "flush_period": "seconds a partial batch waits before it is written",
     "queue_size": "observations buffered before the oldest are dropped",
     "min_free_mb": "the embedded store writes nothing (UNAVAILABLE) while the disk under data_dir has less free: "
-                   "its engine maps files, and a write that lands on a full disk kills the process",
+                   "its engine maps files, and a write that lands on a full disk kills the process; an index "
+                   "build (a copy of the store) starts only if it leaves this much free",
     "subscription_depth": "observations DDS holds for this node while it is busy (a simulated patrol "
                           "publishes days of them at once; the simulator's publisher keeps 10000)",
     "executor_threads": "1: queries answered one at a time, lowest latency (100k records, 10 nearest over DDS: "
@@ -110,7 +111,8 @@ class MemoryNode(Node):
         try:  # a missing model or a store built by another one: said in the log, and no serving
             embedder = get_embedder(cfg.embedding_base_url, cfg.embedding_model)
             self.memory = MemoryService.open(embedder, cfg.data_dir, url=cfg.qdrant_url, collection=cfg.collection,
-                                             compaction=compaction)
+                                             compaction=compaction, on_event=self.get_logger().info,
+                                             reserve_bytes=int(cfg.min_free_mb * 2**20))
         except MnemoError as exc:
             self.get_logger().fatal(f"memory not started: {exc.message}")
             raise

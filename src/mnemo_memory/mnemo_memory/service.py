@@ -3,26 +3,27 @@
 It embeds query text, validates every input (raising ``MnemoError`` with INVALID_ARGUMENT or
 NOT_FOUND and a message) and calls the store. Methods may be called from several threads:
 embedding runs in parallel, store calls are serialised by one lock (qdrant-client's local mode
-is not thread-safe, and a store call takes milliseconds).
+is not thread-safe, and a store call takes milliseconds), and writers by a second one, taken first.
 
 Index maintenance: with ``auto_optimize`` (default) every ``add`` that leaves about a segment of
-unindexed records behind (``store.optimize_due()``) builds that segment's HNSW index before it
-returns, so the store indexes itself as it fills, one bounded segment at a time (seconds; the
-caller of ``add`` is the writer, e.g. the node's worker thread). Bulk loaders pass
-``auto_optimize=False`` and call ``optimize()`` once at the end.
+unindexed records behind (``store.optimize_due()``) asks ``BackgroundIndexer`` for a build: the
+embedded store's index is built in a child process on a copy of its shards while queries and
+writes go on (``index_build``); ``wait_indexed()`` waits for it. Bulk loaders pass
+``auto_optimize=False`` and call ``optimize()`` (blocking, in this process) once at the end.
 """
 from __future__ import annotations
 
 import math
 import threading
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
 from mnemo_common.embedding import Embedder
 from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Status, invalid
 
+from mnemo_memory.background_index import BackgroundIndexer
 from mnemo_memory.compaction import CompactionConfig, CompactionReport, Compactor, compact_store
 from mnemo_memory.sightings import object_sightings, sighting_text
 from mnemo_memory.store import MAX_K, MemoryStore, open_store
@@ -65,7 +66,10 @@ def validate_record(r: MemoryRecord) -> None:
 
 class MemoryService:
     def __init__(self, store: MemoryStore, embedder: Embedder, auto_optimize: bool = True,
-                 compaction: Optional[CompactionConfig] = None):
+                 compaction: Optional[CompactionConfig] = None, on_event: Callable[[str], None] = lambda text: None,
+                 reserve_bytes: int = 256 * 2**20):
+        """``on_event``: a line for the log per index build; ``reserve_bytes``: free disk an index
+        build leaves beyond its copy (it is skipped otherwise)."""
         if store.dim != embedder.dim:
             raise MnemoError(Status.FAILED, f"embedder {embedder.name} gives {embedder.dim}-d vectors, "
                                             f"store holds {store.dim}-d")
@@ -73,14 +77,16 @@ class MemoryService:
         self.auto_optimize = auto_optimize
         self.compaction = compaction if store.objects else None  # stores without spans cannot merge
         self._compactor = Compactor(compaction) if self.compaction else None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # every store call
+        self._write_lock = threading.Lock()  # writers (and an index build's copy and switch); before _lock
+        self._indexer = BackgroundIndexer(store, self._write_lock, self._lock, on_event, reserve_bytes)
 
     @classmethod
     def open(cls, embedder: Embedder, data_dir: str | Path = "data", url: str = "",
              collection: str = "mnemo_memory", auto_optimize: bool = True,
-             compaction: Optional[CompactionConfig] = None) -> "MemoryService":
+             compaction: Optional[CompactionConfig] = None, **kwargs) -> "MemoryService":
         return cls(open_store(data_dir, embedder.name, embedder.dim, url=url, collection=collection), embedder,
-                   auto_optimize=auto_optimize, compaction=compaction)
+                   auto_optimize=auto_optimize, compaction=compaction, **kwargs)
 
     # -- writes --------------------------------------------------------------------------
     def add(self, records: Sequence[MemoryRecord]) -> list[str]:
@@ -97,13 +103,17 @@ class MemoryService:
             for r, e in zip(missing, self.embedder.embed([r.caption for r in missing])):
                 r.embedding = e
         object_vectors = self._object_vectors(records) if self.store.objects else None
-        with self._lock:
+        with self._write_lock, self._lock:
             try:
-                return self._add(records, object_vectors)
+                ids = self._add(records, object_vectors)
+                due = self.auto_optimize and self.store.optimize_due()
             except BaseException:
                 if self.compaction:  # runs it opened may not be stored: start afresh (only less compaction)
                     self._compactor = Compactor(self.compaction)
                 raise
+        if due:
+            self._indexer.request()
+        return ids
 
     def _add(self, records: Sequence[MemoryRecord], object_vectors: Optional[list[np.ndarray]]) -> list[str]:
         fresh, extended, owner = list(records), {}, {}
@@ -121,8 +131,6 @@ class MemoryService:
         self.store.add(fresh, object_vectors)
         written = {id(r) for r in fresh}  # a run opened in this batch was just written whole
         self.store.extend([r for key, r in extended.items() if key not in written])
-        if self.auto_optimize and self.store.optimize_due():
-            self.store.optimize()
         return [owner[id(r)].id if id(r) in owner else r.id for r in records]
 
     def _object_vectors(self, records: Sequence[MemoryRecord]) -> list[np.ndarray]:
@@ -196,21 +204,33 @@ class MemoryService:
 
     def compact(self, config: CompactionConfig = CompactionConfig()) -> CompactionReport:
         """Compact the whole store now (blocking; online compaction starts afresh after it)."""
-        with self._lock:
+        with self._write_lock, self._lock:
             report = compact_store(self.store, config)
             if self.compaction:
                 self._compactor = Compactor(self.compaction)
             return report
 
     def flush(self) -> None:
-        with self._lock:
+        with self._write_lock, self._lock:
             self.store.flush()
 
+    def wait_indexed(self, timeout: Optional[float] = None) -> bool:
+        """Wait until no background index build is in progress or requested; False on timeout."""
+        return self._indexer.wait_idle(timeout)
+
+    @property
+    def index_builds(self) -> int:
+        """Background index builds switched to since this service opened."""
+        return self._indexer.builds
+
     def optimize(self) -> bool:
-        """Index every filled segment now (blocking)."""
-        with self._lock:
+        """Index every filled segment now, in this process (blocking every thread of it: for bulk
+        loads, not while serving)."""
+        self._indexer.wait_idle()
+        with self._write_lock, self._lock:
             return self.store.optimize()
 
     def close(self) -> None:
-        with self._lock:
+        self._indexer.close()
+        with self._write_lock, self._lock:
             self.store.close()

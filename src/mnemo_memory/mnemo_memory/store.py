@@ -11,7 +11,7 @@
     get(id) -> MemoryRecord | None         # with its embedding
     count() -> int
     flush(); close()
-    optimize_due() -> bool; optimize() -> bool   # index maintenance (edge: HNSW per filled segment)
+    optimize_due() -> bool; optimize() -> bool   # index maintenance (edge: HNSW per filled segment, index_build)
 
 Backends: ``EdgeStore`` (Qdrant's engine in-process, qdrant-edge-py; the default) and
 ``ClientStore`` (qdrant-client against a server/cluster URL, or its local mode). Both subclass

@@ -249,8 +249,9 @@ def test_service_indexes_as_the_store_fills(tmp_path):
         for i in range(4):
             memory.add([make_record(50 * i + j, CAPTIONS[j % 6][0], 60.0 * (50 * i + j), 0.1 * j, 0.0, embedder=emb)
                         for j in range(50)])
+            assert memory.wait_indexed(60.0)  # built in a child process (index_build)
             assert store.unindexed() < tuning_points(store)
-        assert memory.count() == 200
+        assert memory.count() == 200 and memory.index_builds >= 1
     finally:
         memory.close()
 

@@ -2,7 +2,9 @@
 value, and the object takes the name most of its (not too dark) pixels vote for.
 
 Per-pixel votes rather than the mean colour, because shading and two-tone objects make the
-mean a colour no pixel has.
+mean a colour no pixel has. Shading alone cannot be voted away for a colourless (white, silver,
+grey) object: its faces turned from the light read a darker grey than its lit ones, and most of an
+object's pixels can be in shade, so such an object is named by its lit part instead.
 """
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ _INDEX = {name: i for i, name in enumerate(COLOR_NAMES)}
 # Hue bands (degrees, upper bound exclusive) for saturated, not too dark pixels.
 _HUE_BANDS = ((15.0, "red"), (40.0, "orange"), (70.0, "yellow"), (165.0, "green"), (255.0, "blue"),
               (290.0, "purple"), (345.0, "pink"), (360.0, "red"))
+_COLOURLESS = ("white", "silver", "grey")
+_LIT_SHARE = 0.2  # the brightest fifth of a colourless object's pixels is its lit part
+_LIT_NAMES = ((0.85, "white"), (0.70, "silver"), (0.0, "grey"))  # lit part's value -> name
 
 
 def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
@@ -61,12 +66,16 @@ def color_attributes(pixels: np.ndarray, max_pixels: int = 1500) -> dict[str, st
         return {}
     if len(pixels) > max_pixels:  # a regular subsample is plenty for a vote and keeps large fixtures cheap
         pixels = pixels[:: int(np.ceil(len(pixels) / max_pixels))]
-    names = name_indices(rgb_to_hsv(pixels))
+    hsv = rgb_to_hsv(pixels)
+    names = name_indices(hsv)
     votes = np.bincount(names, minlength=len(COLOR_NAMES))
     black = _INDEX["black"]
     # Shadowed pixels read black; the object is black only when they are the clear majority.
     if votes[black] < 0.6 * len(names) and votes.sum() > votes[black]:
         votes[black] = 0
+    name = COLOR_NAMES[int(np.argmax(votes))]
+    if name in _COLOURLESS:
+        lit = float(np.quantile(hsv[np.isin(names, [_INDEX[n] for n in _COLOURLESS]), 2], 1.0 - _LIT_SHARE))
+        name = next(n for least, n in _LIT_NAMES if lit >= least)
     mean = pixels.astype(np.float32).mean(axis=0)
-    return {"color": COLOR_NAMES[int(np.argmax(votes))],
-            "color_rgb": "#{:02x}{:02x}{:02x}".format(*(int(round(c)) for c in mean))}
+    return {"color": name, "color_rgb": "#{:02x}{:02x}{:02x}".format(*(int(round(c)) for c in mean))}

@@ -31,3 +31,14 @@ def test_dominant_colour_ignores_shadow_and_minority():
     assert color_attributes(np.array([(10, 10, 10)] * 9 + [(200, 30, 30)], np.uint8))["color"] == "black"
     assert color_attributes(np.zeros((0, 3), np.uint8)) == {}
     assert set(COLOR_NAMES) >= {"red", "silver", "grey"}
+
+
+def test_a_colourless_object_is_named_by_its_lit_part():
+    """A white box with most of its faces in shade reads grey pixel by pixel; its lit face says white.
+    A grey object's lit face is grey, and a black one stays black."""
+    white = np.array([(235, 235, 232)] * 30 + [(150, 150, 146)] * 70, dtype=np.uint8)
+    assert color_name(tuple(int(v) for v in white.mean(axis=0))) == "grey"
+    assert color_attributes(white)["color"] == "white"
+    assert color_attributes(np.array([(200, 200, 204)] * 30 + [(120, 120, 120)] * 70, np.uint8))["color"] == "silver"
+    assert color_attributes(np.array([(130, 130, 130)] * 30 + [(70, 70, 70)] * 70, np.uint8))["color"] == "grey"
+    assert color_attributes(np.array([(25, 25, 25)] * 30 + [(12, 12, 12)] * 70, np.uint8))["color"] == "black"

@@ -13,6 +13,7 @@ grouped into episodes, and beforehand the p50 of text queries one at a time with
     source scripts/env.sh
     python scripts/bench_load.py                    # 100k records, 5 minutes
     python scripts/bench_load.py --quick            # 20k records, 30 s
+    python scripts/bench_load.py --quick --duration 60 --build-during   # an index build inside the window
 """
 from __future__ import annotations
 
@@ -38,15 +39,21 @@ def bench_memory_module():
     return module
 
 
-def prefill(data_dir: Path, n: int) -> None:
+def prefill(data_dir: Path, n: int, build_due: bool = False) -> None:
+    """n records, indexed; with build_due, then as many unindexed ones as make an index build due,
+    so the node's first write starts one while the load runs."""
     from mnemo_memory.store import open_store
 
     bm = bench_memory_module()
     t = time.perf_counter()
     store = open_store(data_dir, bm.MODEL, bm.DIM)
     bm.ingest(store, bm.fresh(bm.synthetic(n)), index=True)
+    extra = max(0, store.tuning.index_points(store.dim) - store.unindexed()) if build_due else 0
+    if extra:
+        bm.ingest(store, bm.fresh(bm.synthetic(extra, seed=1)), index=False)
+    print(f"prefilled {n + extra:,} records ({store.unindexed():,} of them unindexed) "
+          f"in {time.perf_counter() - t:.0f} s", flush=True)
     store.close()
-    print(f"prefilled {n:,} records in {time.perf_counter() - t:.0f} s", flush=True)
 
 
 def percentiles(values: list[float]) -> str:
@@ -77,6 +84,7 @@ class Load:
         self.publisher = client_node.create_publisher(Observation, names.OBSERVATIONS,
                                                       QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
         self.latencies: dict[str, list[tuple[float, float]]] = {t: [] for t in TYPES}  # (due, ms)
+        self.sent: dict[str, int] = {t: 0 for t in TYPES}
         self.errors: dict[str, int] = {t: 0 for t in TYPES}
         self.published = 0
         self._lock = threading.Lock()
@@ -105,6 +113,7 @@ class Load:
     def send(self, kind: str, due: float) -> None:
         client, _ = self.clients[kind]
         future = client.call_async(self.request(kind))
+        self.sent[kind] += 1
 
         def done(f) -> None:
             ms = (time.monotonic() - due) * 1000.0
@@ -179,15 +188,21 @@ def stall_episodes(latencies: dict[str, list[tuple[float, float]]], t0: float, s
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=100_000, help="records pre-filled in the store")
-    parser.add_argument("--duration", type=float, default=300.0, help="seconds of load")
+    parser.add_argument("--duration", type=float, default=None, help="seconds of load (default 300; --quick: 30)")
     parser.add_argument("--obs-rate", type=float, default=30.0, help="observations published per second")
     parser.add_argument("--query-rate", type=float, default=20.0, help="queries sent per second (mixed types)")
     parser.add_argument("--stall-ms", type=float, default=250.0, help="an answer later than this is a stall")
-    parser.add_argument("--quick", action="store_true", help="20k records, 30 s")
+    parser.add_argument("--quick", action="store_true", help="20k records, 30 s (unless --duration says otherwise)")
+    parser.add_argument("--drain", type=float, default=60.0,
+                        help="seconds to wait after the load for the answers still due (those left count as unanswered)")
     parser.add_argument("--data-dir", type=Path, default=None, help="reuse a pre-filled store here")
+    parser.add_argument("--build-during", action="store_true",
+                        help="pre-fill a segment of unindexed records too: the node builds an index while the load runs")
     args = parser.parse_args(argv)
     if args.quick:
-        args.records, args.duration = 20_000, 30.0
+        args.records = 20_000
+    if args.duration is None:
+        args.duration = 30.0 if args.quick else 300.0
 
     import rclpy
 
@@ -197,7 +212,7 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mnemo_load_"))
     data_dir = args.data_dir or tmp / "data"
     if not (data_dir / "memory").exists():
-        prefill(data_dir, args.records)
+        prefill(data_dir, args.records, args.build_during)
     domain = unique_domain_id()
     env = ros_env(domain)
     procs = [NodeProcess("mnemo_memory.node", names.MEMORY_NODE, env=env, log_dir=tmp / "log",
@@ -224,13 +239,16 @@ def main(argv=None) -> int:
               f"p99 {np.percentile(idle, 99):.2f} ms; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
               flush=True)
         t0 = load.run(args.duration, args.obs_rate, args.query_rate)
-        time.sleep(2.0)  # the last answers
+        drain_end = time.monotonic() + args.drain  # a query stuck behind a stall is answered late, not dropped
+        while time.monotonic() < drain_end and sum(map(len, load.latencies.values())) < sum(load.sent.values()):
+            time.sleep(0.1)
         print(f"\n{args.duration:.0f} s at {args.obs_rate:g} observations/s in and {args.query_rate:g} queries/s, "
               f"{args.records:,} records at the start, {load.published} published; "
               f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs\n")
-        print("| query | p50 ms | p95 ms | p99 ms | max ms | n | errors |\n|---|---|---|---|---|---|---|")
+        print("| query | p50 ms | p95 ms | p99 ms | max ms | n | errors | unanswered |\n|---|---|---|---|---|---|---|---|")
         for kind in TYPES:
-            print(f"| {kind} {percentiles([ms for _, ms in load.latencies[kind]])} {load.errors[kind]} |")
+            print(f"| {kind} {percentiles([ms for _, ms in load.latencies[kind]])} {load.errors[kind]} "
+                  f"| {load.sent[kind] - len(load.latencies[kind])} |")
         episodes = stall_episodes(load.latencies, t0, args.stall_ms)
         print(f"\nstalls (answers later than {args.stall_ms:.0f} ms): {len(episodes)}")
         for line in episodes:

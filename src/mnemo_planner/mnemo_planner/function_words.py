@@ -16,5 +16,6 @@ STOPWORDS = {
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
     "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside", "many", "much", "only", "sorry",
+    "whatever", "whichever", "them", "they", "he", "she", "him", "itself", "themselves", "myself", "yourself", "yours", "ours", "theirs", "hers",
     # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }

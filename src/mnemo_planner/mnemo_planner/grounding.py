@@ -17,7 +17,7 @@ import numpy as np
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
-from mnemo_planner.request import STOPWORDS, Request, content_words
+from mnemo_planner.request import RECALL, STOPWORDS, Request, content_words
 from mnemo_planner.slips import one_edit
 from mnemo_planner.wording import compound, norm, respell, run_on, words_of
 
@@ -28,6 +28,7 @@ UNRELATED = 0.4  # similarity of words and a label they do not name, as the embe
 PLACE = 0.6  # ... a fixture or room of the home: a place phrase names one of few known places, so the best
 PLACE_TIE = 0.03  # fit wins from a lower similarity, with every place as good within this margin
 HEAD = 0.9  # score of a shared head noun
+SIBLING = 0.75  # ... between a compound the lexicon knows and another kind of its head
 MODIFIER = 0.8  # score of a one-word name that is a non-head word of a label
 VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
@@ -73,7 +74,7 @@ def lexical(span: str, label: str) -> float:
     if len(s) > 1 and s == [w for w in lab if w not in STOPWORDS]:
         return 1.0  # the name's words but its function word, which the request's words leave out
     if s[-1] == lab[-1]:  # (a one-word label elsewhere in the words only qualifies: a "gizmo stand")
-        return HEAD
+        return SIBLING if _other_compound(s, lab) else HEAD
     if len(s) == len(lab) and all(a == b or (one_edit(a, b) and not lexicon().knows(a)) for a, b in zip(s, lab)) \
             and sum(len(a) for a in s) >= 5:
         return 0.95  # a slip of the keyboard (a word of the language is itself, never a slip of a neighbour)
@@ -84,6 +85,20 @@ def lexical(span: str, label: str) -> float:
     if len(s) == 1 and s[0] in lab[:-1]:
         return MODIFIER  # "gizmo" ~ "gizmo crate": the label's head is what holds or carries the word
     return 0.0
+
+
+def _known_compound(phrase: str) -> bool:
+    """A name of several words that the lexical database knows as a whole."""
+    senses, head_only = lexicon().meaning(phrase)
+    return len(phrase.split()) > 1 and bool(senses) and not head_only
+
+
+def _other_compound(s: list[str], lab: list[str]) -> bool:
+    """Whether the words name a compound of their own that the lexical database knows and does not
+    relate to the label with the same head (a "dax stand" and a "blick stand": two kinds of stand)."""
+    if len(s) < 2 or set(s) <= set(lab):
+        return False
+    return _known_compound(" ".join(s)) and lexicon().distance(" ".join(s), " ".join(lab)) is None
 
 
 @lru_cache(maxsize=65536)
@@ -119,10 +134,14 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
     whole = sim.matrix([" ".join(words)], [norm(lab) for lab in labels])[0] if noun_phrase and len(words) > 1 else None
     # the lexicon judges a span with the nouns before it (a "dax ledge" is not a ledge to judge by its head)
     with_nouns = {c: compound(list(words), c, text or " ".join(words) if noun_phrase else text) for c in cands}
+    # a span inside a compound the lexicon knows names nothing alone ("the dax stand" is no "stand")
+    inside = {c for c in cands if with_nouns[c] != c and with_nouns[c] in cands and _known_compound(with_nouns[c])}
     out = []
     for j, lab in enumerate(labels):
         best = LabelMatch(lab, 0.0, "")
         for i, c in enumerate(cands):
+            if c in inside:
+                continue
             lex = lexical(c, lab)
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
@@ -316,7 +335,9 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         if not g.scope and scope_rooms:
             g.scope = [fid for fid, f in beliefs.fixtures.items() if f.room in scope_rooms]
     if not g.labels:
-        g.need = " ".join(req.words) or req.phrase
+        # a need stated in a sentence of its own ("the dax is stuck. bring whatever helps"): that sentence too
+        context = content_words(req.context) if req.context and not req.named and req.intent != RECALL else []
+        g.need = " ".join([*context, *req.words]) or req.phrase
         g.named = req.named
     return g
 

@@ -164,7 +164,9 @@ class Lexicon:
         if not sa or not sb or (xa and xb):
             return None
         best = None
-        for lower, upper in ((sa, sb), (sb, sa)):
+        # a name known by its head only lies somewhere below that head: it can be a kind of the other
+        # name, never the other a kind of it (a "dax stand" and a bureau, both stands, are not alike)
+        for lower, upper in [(x, y) for x, y, head_only in ((sa, sb, xb), (sb, sa, xa)) if not head_only]:
             up = self.ancestors(lower, hops)
             for o in upper:
                 if o in up and up[o] + xa + xb <= hops and (best is None or up[o] + xa + xb < best):

@@ -183,6 +183,7 @@ class GeneralPolicy:
         carried = prev.get("scope") or (prev.get("places", []) if continues(t.req.text) else [])
         if not t.g.scope and not t.g.fixtures and carried:
             t.g.scope = [f for f in carried if f in self.beliefs.fixtures]
+            t.scope_carried = bool(t.g.scope)
         if prev:
             t.locked |= set(prev.get("locked", []))
         t.ranked = rank_entities(self.sim, self.beliefs, t.req, t.g, prev)
@@ -222,7 +223,9 @@ class GeneralPolicy:
         places: list[Place] = []
         for _, e in t.ranked[:4]:
             places += entity_places(self.beliefs, e, t.locked)
-        if t.g.scope:  # "check the crates": the places named are searched before what is known elsewhere
+        if t.g.scope and not t.scope_carried:
+            # "check the crates": the places named are searched before what is known elsewhere (a scope
+            # carried over from the request before only comes first among places never searched)
             places = [p for p in places if p.fixture in t.g.scope]
         thing = t.g.labels[0] if t.g.labels else (t.g.named or t.g.need or t.req.phrase)
         last = max((e.last_seen for _, e in t.ranked), default=None)
@@ -323,7 +326,20 @@ class GeneralPolicy:
             return Action("peek" if container else "detect", {"target": place.fixture} if container else {"query": ""})
         t.explored.add(place.fixture)
         t.current, t.looked, t.visible = None, False, []
+        self._place_searched(t)
         return self._act(t, remaining)
+
+    def _place_searched(self, t: TaskState) -> None:
+        """Once every place the request names has been searched in vain, the place no longer rules a thing
+        out (things get moved, and a place may be named loosely); a stated time or habit still does."""
+        g, req = t.g, t.req
+        if not (g.fixtures or g.rooms) or req.habit or req.window is not None:
+            return
+        named = set(g.fixtures) or {fid for fid, f in self.beliefs.fixtures.items() if f.room in g.rooms}
+        if named <= t.explored:
+            g.fixtures, g.rooms = [], []
+            t.ranked = rank_entities(self.sim, self.beliefs, req, g, self._previous)
+            t.planned = False
 
     def _settling(self, t: TaskState, remaining: int, exhausted: bool) -> Optional[Action]:
         """Fetch the best thing known that fits at all once the budget left only covers going for it

@@ -204,3 +204,14 @@ def test_a_name_holding_a_function_word_is_named_when_the_request_spells_it_whol
     g = ground(sim, b, req)
     assert g.labels == ["dax up kit"], g
     assert "mauve" in g.modifiers + g.qualifiers
+
+
+def test_a_need_stated_in_a_sentence_of_its_own_is_the_need(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("p1", "plinth"), _node("g1", "blicket", "p1")])
+    g = ground(sim, b, rq.parse("The quorvo has gone flat again. Bring me whatever will sort that out!", NOW))
+    assert g.labels == [] and "quorvo" in g.need.split() and "flat" in g.need.split()
+    assert "whatever" not in g.need.split()  # (a function word)
+    # a thing named in the request is the thing; the other sentence is no need then
+    g = ground(sim, b, rq.parse("The quorvo has gone flat again. Bring me the snorkum.", NOW))
+    assert g.named == "snorkum" and "quorvo" not in g.need.split()

@@ -15,6 +15,9 @@ SYNSETS = [
     ("plinth", "06", ["plinth"], []),
     ("mood", "26", ["widget"], []),  # a sense that is no physical thing: it relates nothing
     ("snorkpin", "06", ["snorkpin", "snorkums_pod"], []),  # a name whose first word ends in s
+    ("stand", "06", ["stand"], []),
+    ("daxstand", "06", ["dax_stand"], ["holder"]),  # a compound of its own, no kind of stand
+    ("dax", "06", ["dax"], []),
 ]
 
 
@@ -73,6 +76,8 @@ def test_a_name_the_database_lacks_is_known_by_its_head(mini):
     assert mini.distance("dax gizmo", "holder") == 2  # ... and so a holder, one link further
     assert mini.distance("dax megagizmo", "holder") is None  # (three links: too far)
     assert mini.distance("dax gizmo", "zorp gizmo") is None  # two kinds of one head are not alike
+    assert mini.distance("megagizmo", "dax gizmo") is None  # ... nor a kind of the head and one known by it
+    assert mini.distance("dax holder", "gizmo") is None  # (the unknown one is below its head, not above)
     assert mini.distance("dax of gizmos", "gizmo") is None  # a phrase with a function word has no head here
 
 
@@ -145,3 +150,19 @@ def sim():
     from mnemo_common.embedding import get_embedder
 
     return grounding.Similarity(get_embedder())
+
+
+def test_a_compound_the_database_knows_is_no_sibling_of_another_with_its_head(mini):
+    # "dax stand" names a holder; "blick stand" is only known as some stand: two kinds of stand
+    assert grounding.lexical("dax stand", "blick stand") == grounding.SIBLING
+    assert grounding.related("dax stand", "holder") == grounding.KIND[1]
+    assert grounding.lexical("stand", "blick stand") == grounding.HEAD  # the head alone names it
+    assert grounding.lexical("blick stand", "vorple blick stand") == grounding.HEAD  # (its own words, and more)
+    assert grounding.lexical("mauve stand", "blick stand") == grounding.HEAD  # an unknown compound: by its head
+
+
+def test_a_span_inside_a_compound_the_database_knows_names_nothing_alone(mini, sim):
+    # "stand" alone would name the blick stand by its head; "dax stand" as a whole is a kind of holder
+    best = grounding.match_labels(sim, ["dax", "stand"], ["blick stand", "holder"], text="the dax stand")
+    assert best[0].label == "holder" and best[0].span == "dax stand"
+    assert dict((m.label, m.score) for m in best)["blick stand"] <= grounding.SIBLING

@@ -238,3 +238,11 @@ def test_a_pair_or_a_twin_of_a_thing_and_a_slip_in_kind_ask_for_a_match():
     assert rq.parse("I'd like a twin for the dax on the plinth", NOW).match
     assert not rq.parse("Bring me a pair of my daxes", NOW).match  # (a measure, no match)
     assert rq.parse("Fetch another of the same kinnd as the dax on the crate.", NOW).match
+
+
+def test_a_personal_pronoun_is_never_the_thing_named():
+    # the question names the thing; the request after it names it by a pronoun only
+    r = rq.parse("Where are the vorples? Fetch them here.", NOW)
+    assert r.named == "" and r.words == ("vorples",)
+    r = rq.parse("The blick is with him in the den; grab it off him.", NOW)
+    assert "him" not in r.words and "blick" in r.words

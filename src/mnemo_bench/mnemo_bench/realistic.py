@@ -84,6 +84,13 @@ class RealisticPerceiver:
             return copy.deepcopy(cached)
         return Perceived(replace(obs, sightings=[], caption=""), self._render(world, obs))
 
+    def views(self, world: Any, robot: Any) -> list[Perceived]:
+        """What the robot sees now: at a fixture, every view of the head's look across it
+        (``SimRobot.look_poses``: a long counter takes several), elsewhere the one view ahead."""
+        obs = robot.observe()
+        return [self.perceive(world, replace(obs, camera_pose=pose)) for pose in robot.look_poses()] or \
+            [self.perceive(world, obs)]
+
     def close(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
@@ -101,9 +108,15 @@ class StackPerception:
 
     def sense(self) -> list[Detection]:
         runner = self.stack.runner
-        perceived = self.perceiver.perceive(runner.world, runner.robot.observe())
-        self.stack.ingest(perceived)
-        return [replace(d) for d in perceived.detections]  # replays into other graphs rename the originals
+        views = self.perceiver.views(runner.world, runner.robot)
+        self.stack.ingest(views)
+        seen: set[str] = set()
+        out = []
+        for d in (d for view in views for d in view.detections):  # an object in two views once
+            if not d.node_id or d.node_id not in seen:
+                seen.add(d.node_id)
+                out.append(replace(d))  # replays into other graphs rename the originals
+        return out
 
     def locate(self, target: str) -> Optional[tuple[str, tuple[float, float, float]]]:
         graph = self.stack.toolbox.graph

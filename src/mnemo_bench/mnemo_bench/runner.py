@@ -113,7 +113,7 @@ class BenchStack(InProcessStack):
             from mnemo_bench.realistic import declare_map_fixtures
 
             declare_map_fixtures(self.graph, self.scenario)
-            self.toolbox._observe = lambda: perceiver.perceive(self.runner.world, self.runner.robot.observe())
+            self.toolbox._observe = lambda: perceiver.views(self.runner.world, self.runner.robot)
             if perceiver.honest:  # the robot's skills perceive and resolve targets as the robot does
                 from mnemo_bench.realistic import StackPerception
 
@@ -132,6 +132,10 @@ class BenchStack(InProcessStack):
     def ingest(self, obs: Any, batch: Optional[list] = None) -> None:
         from mnemo_bench.realistic import Perceived, integrate
 
+        if isinstance(obs, list):  # the views of one look, each a frame of its own
+            for view in obs:
+                self.ingest(view, batch)
+            return
         if not isinstance(obs, Perceived):
             return super().ingest(obs, batch)
         seen = self.history.record(obs.obs.stamp, lambda graph: integrate(graph, obs))

@@ -80,11 +80,12 @@ def test_no_simulator_id_or_authored_attribute_reaches_perception_graph_memory_o
     captured: dict[str, list] = {"perception": [], "memory": [], "planner": []}
 
     def perceived(_name, _args, result):
-        if result is not None:
-            captured["perception"].append(text_of([d for d in result.detections]))
+        for view in result if isinstance(result, list) else [result]:  # views: a look's frames
+            if view is not None:
+                captured["perception"].append(text_of([d for d in view.detections]))
 
     perceiver = RealisticPerceiver(scenario, every=4, honest=True)
-    perceiver_spy = Spy(perceiver, {"perceive"}, perceived)
+    perceiver_spy = Spy(perceiver, {"perceive", "views"}, perceived)
     perceiver_spy.honest = True
     memory = make_memory()
     method = resolve_methods(["full"])[0]

@@ -42,13 +42,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional, Protocol
 
 import numpy as np
 
 from mnemo_common.skill_codes import SkillCode
-from mnemo_common.types import Detection, InteractionEvent, Observation, Pose2D, SkillResult, SkillSignals, Status
+from mnemo_common.types import (
+    Detection, InteractionEvent, Observation, Pose2D, Pose3D, SkillResult, SkillSignals, Status,
+)
 
 from .navigation import approach_pose, path_length, plan_path
 from .patrol import DEFAULT_CAMERA, CameraConfig, camera_pose, observe, visible_now
@@ -224,6 +226,25 @@ class SimRobot:
         cx, cy, _ = camera_pose(self.world.robot_pose, cam).position
         target_z = container_floor_z(f) + 0.1 if f.is_container else f.size[2]  # where things stand
         return math.atan2(cam.height - target_z, max(0.2, math.hypot(f.pose[0] - cx, f.pose[1] - cy)))
+
+    def look_poses(self, overlap: float = 0.8) -> list[Pose3D]:
+        """At a fixture, the camera poses that together show all of its top (or, open, its inside):
+        the head tilts down to it (``look_pitch``) and, when the fixture is wider than one view,
+        pans across it in views that overlap by ``1 - overlap`` of the field of view. Elsewhere: []."""
+        if self.look_pitch() is None:
+            return []
+        f = self._sc.fixture_by_id[self.world.at_fixture]
+        cam, pose = self.config.camera, self.world.robot_pose
+        cx, cy, _ = camera_pose(pose, cam).position
+        bearings = [math.remainder(math.atan2(y - cy, x - cx) - pose.yaw, 2 * math.pi) for x, y in f.footprint()]
+        lo, hi, step = min(bearings), max(bearings), cam.hfov * overlap
+        pans = [0.0] if hi - lo <= step else \
+            list(np.linspace(lo + step / 2, hi - step / 2, int(math.ceil((hi - lo) / step))))
+        target_z = container_floor_z(f) + 0.1 if f.is_container else f.size[2]
+        ahead = max(0.2, math.hypot(f.pose[0] - cx, f.pose[1] - cy))
+        return [camera_pose(Pose2D(pose.x, pose.y, pose.yaw + pan),
+                            replace(cam, pitch=math.atan2(cam.height - target_z, ahead / max(0.3, math.cos(pan)))))
+                for pan in pans]
 
     def observe(self) -> Observation:
         """What the camera sees now. At a fixture the head also looks down at it (the camera pose

@@ -281,3 +281,35 @@ def test_honest_pick_by_description_matches_what_perception_measured(small):
     assert r.pick("red mug").outcome == SkillCode.NOT_VISIBLE
     res = r.pick("pink mug")
     assert res.success and r.picked == ["mug_1"] and res.picked_id == "pink mug"
+
+
+def test_at_a_long_fixture_the_head_looks_across_all_of_it(small_data):
+    """One view shows the middle of a long counter only; the look at a fixture pans until every corner
+    of its top is in some view's image (a small desk takes one view: the tilted one ``observe`` reports)."""
+    import math
+
+    import numpy as np
+
+    from mnemo_sim.camera import CameraIntrinsics, project_map_points
+
+    table = next(f for f in small_data["fixtures"] if f["id"] == "table_1")
+    table["size"] = [0.6, 3.0, 0.9]
+    next(f for f in small_data["fixtures"] if f["id"] == "desk_1")["size"] = [0.4, 0.4, 0.75]
+    r = robot(parse_scenario(small_data, "small.yaml"))
+    cam = r.config.camera
+    image = CameraIntrinsics.from_fovy(cam.width, cam.height_px, math.degrees(cam.vfov))
+
+    def shown(poses, fixture_id):
+        f = r.world.scenario.fixture_by_id[fixture_id]
+        corners = np.array([(x, y, f.size[2]) for x, y in f.footprint()])
+        inside = [(u >= 0) & (u < cam.width) & (v >= 0) & (v < cam.height_px) & (d > 0)
+                  for u, v, d in (project_map_points(p, image, corners).T for p in poses)]
+        return np.any(inside, axis=0)
+
+    assert r.look_poses() == []  # at no fixture
+    r.navigate("table_1")
+    poses = r.look_poses()
+    assert len(poses) >= 2 and shown(poses, "table_1").all()
+    assert not shown([r.observe().camera_pose], "table_1").all()  # the one tilted view misses its ends
+    r.navigate("desk_1")
+    assert r.look_poses() == [r.observe().camera_pose]

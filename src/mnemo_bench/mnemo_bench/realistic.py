@@ -137,9 +137,10 @@ def integrate(graph: Any, perceived: Perceived) -> Observation:
 def needs_authored_attribute(scenario: Any, task: Any) -> bool:
     """Whether a task hinges on an attribute pixels cannot give (brand, printed text, pattern, size,
     material: anything but colour): its instruction names such an attribute of an object that has
-    same-class look-alikes (with a word of that class), or its accepted answer is such an attribute
-    (and no object's class). Honest perception offline
-    cannot read those (an attribute-reading VLM could), so the benchmark counts these tasks apart."""
+    same-class look-alikes (with a word of that class; for the object a fetch asks for, also in words
+    no object's class has, as when its class is called by another name), or its accepted answer is
+    such an attribute (and no object's class). Honest perception offline cannot read those (an
+    attribute-reading VLM could), so the benchmark counts these tasks apart."""
     from mnemo_scene_graph.graph import COLOR_KEYS
     from mnemo_sim.skills import words
 
@@ -147,6 +148,8 @@ def needs_authored_attribute(scenario: Any, task: Any) -> bool:
 
     said = set(words(task.instruction))
     labels = {" ".join(words(o.label)) for o in scenario.objects}
+    class_words = {w for o in scenario.objects for w in words(o.label)}
+    wanted = set(task.success.values) if task.success.kind == "pick_any" else set()
     answers = {" ".join(words(a)) for a in task.success.values} - labels if task.success.kind == "answer_any" \
         else set()
     classes: dict[str, int] = {}
@@ -160,7 +163,8 @@ def needs_authored_attribute(scenario: Any, task: Any) -> bool:
             if " ".join(words(str(value))) in answers:
                 return True
             named = set(words(str(value))) - label
-            if classes[o.label] > 1 and named and named <= said and label & said:
+            class_named = label & said or (o.id in wanted and not named & class_words)
+            if classes[o.label] > 1 and named and named <= said and class_named:
                 return True
     return False
 

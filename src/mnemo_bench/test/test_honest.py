@@ -149,6 +149,8 @@ def test_tasks_naming_an_attribute_pixels_cannot_give_are_counted_apart(tiny_pat
     doc["objects"][0]["attributes"]["material"] = "ceramic"  # the red mug; a blue mug is its look-alike
     doc["objects"][2]["attributes"]["brand"] = "Zenix"  # the remote: no look-alike
     doc["tasks"] += [dict(doc["tasks"][0], id="ceramic", instruction="Bring me the ceramic mug."),
+                     dict(doc["tasks"][0], id="ceramic_cup", instruction="Bring me the ceramic cup."),  # no class word
+                     dict(doc["tasks"][1], id="ceramic_remote", instruction="Bring me the ceramic-free remote control."),
                      dict(doc["tasks"][1], id="brand_remote", instruction="Bring me the Zenix remote control."),
                      dict(doc["tasks"][3], id="brand_recall", instruction="What brand was the remote?",
                           success={"answer_any": ["Zenix"]})]
@@ -156,4 +158,5 @@ def test_tasks_naming_an_attribute_pixels_cannot_give_are_counted_apart(tiny_pat
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     scenario = load_scenario(path)
     flagged = {t.id for t in scenario.tasks if needs_authored_attribute(scenario, t)}
-    assert flagged == {"ceramic", "brand_recall"}  # "red mug": colour is measured; the remote has no look-alike
+    # "red mug": colour is measured; the remote has no look-alike (and the mug's material is not asked of it)
+    assert flagged == {"ceramic", "ceramic_cup", "brand_recall"}

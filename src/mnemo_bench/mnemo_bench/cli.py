@@ -1,11 +1,12 @@
 """``mnemo bench [SCENARIO_FILES...] [--generated N [--size S] [--days D]] [--methods ...]
 [--perception MODE...] [--ros] [--seed N] [--out DIR] [--qa]``: run the benchmark and write its report.
 
-Default suite: every scenario shipped with mnemo_sim, every method, oracle perception, memory QA
-on; finishes in a few minutes on two cores (see the package README for the measured time).
-Realistic and honest perception render every patrol frame, so by default they run on the smallest
-shipped scenario only unless scenario files are given. ``--perception oracle honest`` reports both
-side by side (oracle labelled an upper bound).
+Perception is honest unless told otherwise: the simulator's rendered RGB-D frames through perception
+and the scene graph's own association, as on a robot. Honest (and realistic) perception render every
+patrol frame, so without scenario files they run on the smallest shipped scenario only;
+``--perception oracle`` runs every scenario shipped with mnemo_sim on the simulator's own
+observations, an upper bound no robot reaches. ``--perception oracle honest`` reports both side by
+side (oracle labelled an upper bound). Every method and the memory QA run unless told otherwise.
 
 ``--generated N`` adds N homes from mnemo_sim's generator (generator seeds ``--seed`` ..
 ``--seed + N - 1``), homes no method was tuned on; with no scenario argument they replace the
@@ -38,12 +39,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="days each generated home covers (default: the generator's)")
     p.add_argument("--methods", nargs="+", default=None, metavar="METHOD",
                    help=f"methods to run (default: all): {', '.join(METHODS)}")
-    p.add_argument("--perception", nargs="+", choices=PERCEPTION_MODES, default=["oracle"], metavar="MODE",
-                   help="one or more of: oracle (the simulator's observations, ids and authored attributes: an "
-                        "upper bound); realistic (rendered frames through the perception ground-truth backend and "
-                        "deprojection, simulator instance ids kept); honest (the same without instance ids: identity "
-                        "from the scene graph's association, skills resolve node ids by label and position). "
-                        "Several modes are reported side by side (default: oracle)")
+    p.add_argument("--perception", nargs="+", choices=PERCEPTION_MODES, default=None, metavar="MODE",
+                   help="one or more of: honest (rendered frames through the perception ground-truth backend and "
+                        "deprojection, no simulator instance ids: identity from the scene graph's association, skills "
+                        "resolve node ids by label and position); realistic (the same with the simulator's instance "
+                        "ids kept); oracle (the simulator's own observations, ids, supports and authored attributes: "
+                        "an upper bound no robot reaches). Several modes are reported side by side (default: honest; "
+                        "oracle with --ros; without scenario files, honest and realistic run on the smallest shipped "
+                        "scenario, oracle on every shipped one)")
     p.add_argument("--ros", action="store_true", help="run the tasks through the ROS nodes (launch/sim.launch.py) "
                                                        "and compare with the in-process run of the same seed")
     p.add_argument("--tasks", default="", help="comma-separated task ids to run (default: all)")
@@ -89,6 +92,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.generated < 0:
         print("mnemo bench: --generated needs a count >= 0", file=sys.stderr)
         return 2
+    args.perception = args.perception or (["oracle"] if args.ros else ["honest"])
     if args.ros and args.perception != ["oracle"]:
         print("mnemo bench: --ros runs the nodes with oracle perception only (the honest mode is in-process)",
               file=sys.stderr)

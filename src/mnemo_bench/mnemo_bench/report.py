@@ -277,7 +277,13 @@ def write_report(result: Any, out: Path, plots: bool = True) -> dict[str, Path]:
         files["families_png"] = plot_success_by_family(summary, methods, out / "success_by_family.png")
         files["actions_png"] = plot_actions(summary, methods, out / "actions_vs_optimal.png")
     meta = result.meta
-    head = (f"Seed {meta.get('seed')}, {meta.get('perception')} perception, {len(meta.get('scenarios', []))} scenarios "
+    perception = str(meta.get("perception", ""))
+    if "oracle" in perception.split(" and "):
+        perception += (" perception (oracle: the simulator's own observations, ids and authored attributes, an upper "
+                       "bound no robot reaches)")
+    else:
+        perception += " perception"
+    head = (f"Seed {meta.get('seed')}, {perception}, {len(meta.get('scenarios', []))} scenarios "
             f"({', '.join(meta.get('scenarios', []))}), {meta.get('tasks')} tasks per method, "
             f"{meta.get('seconds')} s on this machine. Success rates with 95% Wilson intervals; "
             "actions / optimal = physical actions of successful tasks over their optimal_actions.")

@@ -73,8 +73,8 @@ def test_memory_qa_asks_all_three_kinds(tiny_runs):
 
 
 def test_cli_writes_the_report(tmp_path, tiny_path):
-    rc = main([str(tiny_path), "--methods", "SG", "--seed", "2", "--out", str(tmp_path / "r"), "--no-qa",
-               "--no-plots", "--quiet"])
+    rc = main([str(tiny_path), "--methods", "SG", "--perception", "oracle", "--seed", "2", "--out",
+               str(tmp_path / "r"), "--no-qa", "--no-plots", "--quiet"])
     assert rc == 0
     assert (tmp_path / "r" / "results.json").exists() and (tmp_path / "r" / "README_table.md").exists()
     assert main(["no_such_scenario"]) == 2

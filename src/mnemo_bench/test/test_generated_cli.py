@@ -10,7 +10,7 @@ import pytest
 
 from mnemo_bench.cli import main
 
-QUIET = ["--methods", "full", "--no-qa", "--no-plots", "--quiet"]
+QUIET = ["--methods", "full", "--perception", "oracle", "--no-qa", "--no-plots", "--quiet"]
 
 
 @pytest.fixture

@@ -266,7 +266,12 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[La
             if k != "owner":
                 for w in norm(str(v)).split():
                     bearers.setdefault(w, set()).add(e.label)
-    kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1}
+    # a word of the language before a head noun that names some other thing qualifies that thing (the
+    # "mauve dax" of a home whose only mauve things are blicks is a dax); a name no dictionary holds
+    # (a brand) still names what bears it
+    head = words[-1] if words and lexicon().senses(words[-1]) else ""
+    kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1
+             and not (head and w != head and lexicon().knows(w))}
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 

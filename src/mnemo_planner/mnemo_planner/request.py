@@ -16,7 +16,7 @@ from typing import Optional
 from mnemo_planner.calendar import Calendar
 from mnemo_planner.function_words import STOPWORDS
 from mnemo_planner.idioms import plain
-from mnemo_planner.slips import fix_words
+from mnemo_planner.slips import fix_words, one_edit
 
 FETCH, LOCATE, RECALL = "fetch", "locate", "recall"
 # recall kinds
@@ -137,9 +137,15 @@ _WH_AFTER = re.compile(r"^\s*(?:what|where|which|when|how many|how much|whether|
 
 
 def _told(s: str) -> int:
-    """Where a question put as a request to tell begins ("..., tell me what ..."), or -1."""
+    """Where a question put as a request to tell begins ("..., tell me what ..."), or -1. Right after
+    "tell me" a question word is due: a word one slip from one is that word ("tell me wen ...")."""
     tell = _TELL.search(s)
-    return tell.start() if tell and _WH_AFTER.match(s[tell.end():]) else -1
+    if not tell:
+        return -1
+    rest = s[tell.end():]
+    first = re.match(r"\s*([a-z]+)", rest)
+    slip = bool(first) and any(one_edit(first.group(1), w) for w in ("where", "when", "what", "which"))
+    return tell.start() if _WH_AFTER.match(rest) or slip else -1
 _ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
 
 
@@ -165,7 +171,8 @@ def _is_question(sentence: str) -> bool:
         return False
     if re.search(r"\b(?:where|when|how many|which|what)\b", s):
         return True
-    return re.search(r"\b(?:was|is|were|are|did|has|had)\s+(?:it|there|that|they|this)\b", s) is not None and \
+    return re.search(r"\b(?:was|is|were|are|did|has|had)\s+(?:it|there|that|they|this)\b|\b(?:did|do|have|has|had)\s+you\b",
+                     s) is not None and \
         not re.search(r"\b(?:can|could|would|will) you\b|\bhelp\b|\bideas?\b", s)
 
 

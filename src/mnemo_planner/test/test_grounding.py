@@ -215,3 +215,11 @@ def test_a_need_stated_in_a_sentence_of_its_own_is_the_need(sim):
     # a thing named in the request is the thing; the other sentence is no need then
     g = ground(sim, b, rq.parse("The quorvo has gone flat again. Bring me the snorkum.", NOW))
     assert g.named == "snorkum" and "quorvo" not in g.need.split()
+
+
+def test_a_word_of_the_language_before_another_noun_qualifies_that_noun_not_its_bearer(sim):
+    b = Beliefs()  # the only burlap thing here is a blicket; an anvil was never seen
+    b.add_nodes([_fixture("p1", "plinth"), _node("g1", "blicket", "p1", material="burlap", brand="Zenthra")])
+    g = ground(sim, b, rq.parse("Bring me the burlap anvil.", NOW))
+    assert g.labels == [] and g.named == "burlap anvil"
+    assert ground(sim, b, rq.parse("Bring me the Zenthra anvil.", NOW)).labels == ["blicket"]  # a brand names it

@@ -246,3 +246,12 @@ def test_a_personal_pronoun_is_never_the_thing_named():
     assert r.named == "" and r.words == ("vorples",)
     r = rq.parse("The blick is with him in the den; grab it off him.", NOW)
     assert "him" not in r.words and "blick" in r.words
+
+
+def test_a_question_by_inversion_with_you_and_a_slip_where_a_question_word_is_due():
+    r = rq.parse("At wht hour did you spot the vorple blick?", NOW)
+    assert r.intent == rq.RECALL and r.words[-2:] == ("vorple", "blick")
+    r = rq.parse("Could you tell me wher the dax is?", NOW)  # right after "tell me": a question word
+    assert r.intent == rq.RECALL and r.kind == rq.WHERE and r.words == ("dax",)
+    assert rq.parse("Could you tell me the way to the den?", NOW).intent == rq.FETCH  # (no question word due)
+    assert rq.parse("Lovely, may i have it, please?", NOW).intent == rq.FETCH  # (a verb with its object: no inversion)

@@ -8,7 +8,6 @@ Words meet labels and values three ways: the same word (plural-insensitive), the
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
@@ -18,8 +17,8 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
 from mnemo_planner.request import RECALL, STOPWORDS, Request, content_words
-from mnemo_planner.slips import one_edit
-from mnemo_planner.wording import compound, norm, respell, run_on, words_of
+from mnemo_planner.naming import HEAD, MODIFIER, SIBLING, known_compound, lexical, other_compound, related
+from mnemo_planner.wording import compound, norm, respell, run_on
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
 PROBABLE = 0.55  # ... at which they name it when it is clearly the nearest of the home's labels
@@ -27,14 +26,12 @@ MARGIN = 0.15  # how much nearer than the next label (or than an unrelated word,
 UNRELATED = 0.4  # similarity of words and a label they do not name, as the embedding model sees it
 PLACE = 0.6  # ... a fixture or room of the home: a place phrase names one of few known places, so the best
 PLACE_TIE = 0.03  # fit wins from a lower similarity, with every place as good within this margin
-HEAD = 0.9  # score of a shared head noun
-SIBLING = 0.75  # ... between a compound the lexicon knows and another kind of its head
-MODIFIER = 0.8  # score of a one-word name that is a non-head word of a label
 VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
+DESCRIBES = 0.45  # ... at which words describe some known thing (else the need may lie in another sentence)
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
 COMPATIBLE = 0.7  # ... unless the words together stay this close to the label
-KIND = (0.85, 0.8, 0.65)  # score of names the lexicon relates: synonyms, one is-a link, two links
+OWNED = 0.05  # a tie-break against a thing that is someone's, when the request names no owner
 
 
 def spans(words: Sequence[str], longest: int = 4) -> list[str]:
@@ -65,51 +62,6 @@ class Similarity:
         return self.vectors(a) @ self.vectors(b).T
 
 
-def lexical(span: str, label: str) -> float:
-    s, lab = norm(span).split(), norm(label).split()
-    if not s or not lab:
-        return 0.0
-    if s == lab or "".join(s) == "".join(lab):  # (a compound written apart or joined: "gizmo box", "gizmobox")
-        return 1.0
-    if len(s) > 1 and s == [w for w in lab if w not in STOPWORDS]:
-        return 1.0  # the name's words but its function word, which the request's words leave out
-    if s[-1] == lab[-1]:  # (a one-word label elsewhere in the words only qualifies: a "gizmo stand")
-        return SIBLING if _other_compound(s, lab) else HEAD
-    if len(s) == len(lab) and all(a == b or (one_edit(a, b) and not lexicon().knows(a)) for a, b in zip(s, lab)) \
-            and sum(len(a) for a in s) >= 5:
-        return 0.95  # a slip of the keyboard (a word of the language is itself, never a slip of a neighbour)
-    if len(s[-1]) >= 5 and one_edit(s[-1], lab[-1]) and not lexicon().knows(s[-1]):
-        return HEAD - 0.05  # ... in the head of a longer name ("the mauve gizmoo")
-    if len(s) == 1 and len(lab) == 1 and len(s[0]) >= 4 and lab[0].endswith(s[0]):
-        return HEAD  # "widget" ~ "megawidget": the head of a compound word
-    if len(s) == 1 and s[0] in lab[:-1]:
-        return MODIFIER  # "gizmo" ~ "gizmo crate": the label's head is what holds or carries the word
-    return 0.0
-
-
-def _known_compound(phrase: str) -> bool:
-    """A name of several words that the lexical database knows as a whole."""
-    senses, head_only = lexicon().meaning(phrase)
-    return len(phrase.split()) > 1 and bool(senses) and not head_only
-
-
-def _other_compound(s: list[str], lab: list[str]) -> bool:
-    """Whether the words name a compound of their own that the lexical database knows and does not
-    relate to the label with the same head (a "dax stand" and a "blick stand": two kinds of stand)."""
-    if len(s) < 2 or set(s) <= set(lab):
-        return False
-    return _known_compound(" ".join(s)) and lexicon().distance(" ".join(s), " ".join(lab)) is None
-
-
-@lru_cache(maxsize=65536)
-def related(span: str, label: str) -> float:
-    """Score of names the lexical database relates (two names of one thing, or one a kind of the
-    other), which the embedding model may place far apart."""
-    # (as written: the lexicon folds the last word's plural; "clothes" before it is no plural)
-    d = lexicon().distance(" ".join(words_of(span)), " ".join(words_of(label)))
-    return 0.0 if d is None else KIND[d]
-
-
 @dataclass
 class LabelMatch:
     label: str
@@ -135,7 +87,10 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
     # the lexicon judges a span with the nouns before it (a "dax ledge" is not a ledge to judge by its head)
     with_nouns = {c: compound(list(words), c, text or " ".join(words) if noun_phrase else text) for c in cands}
     # a span inside a compound the lexicon knows names nothing alone ("the dax stand" is no "stand")
-    inside = {c for c in cands if with_nouns[c] != c and with_nouns[c] in cands and _known_compound(with_nouns[c])}
+    inside = {c for c in cands if with_nouns[c] != c and with_nouns[c] in cands and known_compound(with_nouns[c])}
+    # a compound the lexicon knows is another kind of its head than a label it does not relate, where it
+    # relates some other label; else a shared head is the best evidence there is ("the dax bowl")
+    kin = {c: any(related(with_nouns[c], lab) > 0 for lab in labels) for c in cands}
     out = []
     for j, lab in enumerate(labels):
         best = LabelMatch(lab, 0.0, "")
@@ -143,6 +98,8 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
             if c in inside:
                 continue
             lex = lexical(c, lab)
+            if lex == HEAD and kin[c] and other_compound(norm(c).split(), norm(lab).split()):
+                lex = SIBLING  # ("the dax stand", a kind of holder, where a holder is known: not the blick stand)
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
             score = max(lex, float(sims[i, j]))
@@ -189,6 +146,7 @@ class Grounding:
     need: str = ""  # when no label is named: the words that describe the thing or the need
     named: str = ""  # ... and the thing's own name when the request names one the robot has not seen
     reference: Optional[Entity] = None  # "one like the gizmo on the plinth": that gizmo
+    place_spent: bool = False  # the places named were searched in vain: the place rules nothing out
 
 
 def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[str], list[str]]:
@@ -248,6 +206,13 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     return fixtures, chosen_rooms
 
 
+def _describes_nothing(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> bool:
+    """Whether the words come near nothing the home has ("whatever does the trick"): then the need is
+    in the other sentence ("the dax is stuck")."""
+    labels = beliefs.labels()
+    return not words or not labels or float(sim.matrix([" ".join(words)], [f"a {norm(x)}" for x in labels]).max()) < DESCRIBES
+
+
 def _names_a_thing(sim: Similarity, beliefs: Beliefs, word: str) -> bool:
     """Whether a word names a kind of thing, fixture or room of the home."""
     names = beliefs.labels() + sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures}) + \
@@ -256,7 +221,7 @@ def _names_a_thing(sim: Similarity, beliefs: Beliefs, word: str) -> bool:
     return bool(m) and m[0].score >= NAMED
 
 
-def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[LabelMatch]:
+def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str = "") -> list[LabelMatch]:
     """The kind of thing whose instances alone bear a word of the phrase in an attribute (a brand, a
     printed name: "the Zenthra thingummy" of a home where only a gizmo says Zenthra), when no label is
     named. A value that several kinds bear (a colour) tells nothing."""
@@ -267,11 +232,12 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[La
                 for w in norm(str(v)).split():
                     bearers.setdefault(w, set()).add(e.label)
     # a word of the language before a head noun that names some other thing qualifies that thing (the
-    # "mauve dax" of a home whose only mauve things are blicks is a dax); a name no dictionary holds
-    # (a brand) still names what bears it
+    # "mauve dax" of a home whose only mauve things are blicks is a dax); a name (a brand: no word of
+    # the language, or written with a capital inside the sentence) still names what bears it
     head = words[-1] if words and lexicon().senses(words[-1]) else ""
+    names = {w.lower() for w in re.findall(r"(?<=[a-z,;] )[A-Z][\w'-]*", text)}  # capitalised mid-sentence
     kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1
-             and not (head and w != head and lexicon().knows(w))}
+             and not (head and w != head and lexicon().knows(w) and w not in names)}
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 
@@ -303,7 +269,8 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         if keep:  # ... and its other words describe the thing
             req, place = replace(req, words=tuple(thing), place=""), ([], [])
     if not keep and (req.named or req.intent == "recall"):  # (a need names no thing: "something to ...")
-        keep = by_value(sim, beliefs, content_words(req.named) if req.named and req.intent != "recall" else words)
+        keep = by_value(sim, beliefs, content_words(req.named) if req.named and req.intent != "recall" else words,
+                        req.text)
     if keep:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}
@@ -340,8 +307,9 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         if not g.scope and scope_rooms:
             g.scope = [fid for fid, f in beliefs.fixtures.items() if f.room in scope_rooms]
     if not g.labels:
-        # a need stated in a sentence of its own ("the dax is stuck. bring whatever helps"): that sentence too
-        context = content_words(req.context) if req.context and not req.named and req.intent != RECALL else []
+        # a need stated in a sentence of its own ("the dax wobbles; fetch whichever suits"): that sentence too
+        context = content_words(req.context) if req.context and not req.named and req.intent != RECALL \
+            and _describes_nothing(sim, beliefs, list(req.words)) else []
         g.need = " ".join([*context, *req.words]) or req.phrase
         g.named = req.named
     return g
@@ -391,6 +359,8 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
             score += 2.0
         elif owner or any(s.attributes.get("owner", "").lower() == req.owner for s in siblings):
             score -= 3.0
+    elif e.attributes.get("owner") and any(not s.attributes.get("owner") for s in siblings if s.key != e.key):
+        score -= OWNED  # (asked for without an owner, one of its kind that is someone's is less likely meant)
     for w in req.excluded:
         if word_in_values(sim, w, values):
             score -= 5.0

@@ -36,7 +36,7 @@ def _at(beliefs: Beliefs, e: Entity, g: Grounding) -> bool:
 
 def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> float:
     """Bonus for satisfying the place, time and habit constraints; a penalty for contradicting them."""
-    if not (g.fixtures or g.rooms):
+    if not (g.fixtures or g.rooms) or g.place_spent:
         if req.window is not None:
             return 1.0 if e.places(*req.window) else -1.0
         return 0.0

@@ -159,14 +159,16 @@ class Lexicon:
     def distance(self, a: str, b: str, hops: int = 2) -> Optional[int]:
         """Is-a links between what two phrases name (0: synonyms), up to ``hops``; None when
         unrelated or unknown. Only one direction counts per pair: one must be a kind of the other.
-        At most one of the two may be known by its head alone (two kinds of one head are not alike)."""
+        At most one of the two may be known by its head alone (two kinds of one head are not alike).
+        ``a`` is what was said and ``b`` the name it is matched against."""
         (sa, xa), (sb, xb) = self.meaning(a), self.meaning(b)
         if not sa or not sb or (xa and xb):
             return None
         best = None
-        # a name known by its head only lies somewhere below that head: it can be a kind of the other
-        # name, never the other a kind of it (a "dax stand" and a bureau, both stands, are not alike)
-        for lower, upper in [(x, y) for x, y, head_only in ((sa, sb, xb), (sb, sa, xa)) if not head_only]:
+        # a name ``b`` known by its head only lies somewhere below that head: ``a`` may name it by a word
+        # above (a "dax gizmo" asked for as a holder), not by another kind of its head (a widget is no
+        # "dax gizmo"); ``a``, the words said, may be the general one ("a dax holder" for a gizmo)
+        for lower, upper in ((sa, sb), (sb, sa)) if not xb else ((sb, sa),):
             up = self.ancestors(lower, hops)
             for o in upper:
                 if o in up and up[o] + xa + xb <= hops and (best is None or up[o] + xa + xb < best):

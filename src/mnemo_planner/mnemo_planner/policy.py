@@ -178,12 +178,13 @@ class GeneralPolicy:
         if t.grounded:
             return
         t.g = ground(self.sim, self.beliefs, t.req)
+        t.g.place_spent = t.place_spent
         prev = self._previous or {}
         # a follow-up searches on: in the scope before, or among the places the request before named
         carried = prev.get("scope") or (prev.get("places", []) if continues(t.req.text) else [])
         if not t.g.scope and not t.g.fixtures and carried:
             t.g.scope = [f for f in carried if f in self.beliefs.fixtures]
-            t.scope_carried = bool(t.g.scope)
+            t.scope_carried = bool(t.g.scope) and not continues(t.req.text)  # ("now find ...": still there)
         if prev:
             t.locked |= set(prev.get("locked", []))
         t.ranked = rank_entities(self.sim, self.beliefs, t.req, t.g, prev)
@@ -333,11 +334,11 @@ class GeneralPolicy:
         """Once every place the request names has been searched in vain, the place no longer rules a thing
         out (things get moved, and a place may be named loosely); a stated time or habit still does."""
         g, req = t.g, t.req
-        if not (g.fixtures or g.rooms) or req.habit or req.window is not None:
+        if t.place_spent or not (g.fixtures or g.rooms) or req.habit or req.window is not None:
             return
         named = set(g.fixtures) or {fid for fid, f in self.beliefs.fixtures.items() if f.room in g.rooms}
-        if named <= t.explored:
-            g.fixtures, g.rooms = [], []
+        if named and named <= t.explored:
+            t.place_spent = g.place_spent = True
             t.ranked = rank_entities(self.sim, self.beliefs, req, g, self._previous)
             t.planned = False
 

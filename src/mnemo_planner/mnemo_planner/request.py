@@ -16,6 +16,7 @@ from typing import Optional
 from mnemo_planner.calendar import Calendar
 from mnemo_planner.function_words import STOPWORDS
 from mnemo_planner.idioms import plain
+from mnemo_planner.lexicon import lexicon
 from mnemo_planner.slips import fix_words, one_edit
 
 FETCH, LOCATE, RECALL = "fetch", "locate", "recall"
@@ -137,15 +138,25 @@ _WH_AFTER = re.compile(r"^\s*(?:what|where|which|when|how many|how much|whether|
 
 
 def _told(s: str) -> int:
-    """Where a question put as a request to tell begins ("..., tell me what ..."), or -1. Right after
-    "tell me" a question word is due: a word one slip from one is that word ("tell me wen ...")."""
+    """Where a question put as a request to tell begins ("..., tell me what ..."), or -1."""
     tell = _TELL.search(s)
-    if not tell:
-        return -1
-    rest = s[tell.end():]
-    first = re.match(r"\s*([a-z]+)", rest)
-    slip = bool(first) and any(one_edit(first.group(1), w) for w in ("where", "when", "what", "which"))
-    return tell.start() if _WH_AFTER.match(rest) or slip else -1
+    return tell.start() if tell and _WH_AFTER.match(s[tell.end():]) else -1
+
+
+def _mend_told(s: str) -> str:
+    """Right after "tell me" a question word or a clause is due: a word there one slip from a question
+    word is that word when it is no word of the language, or a verb that cannot open a clause ("tell me
+    wher ...", "tell me were the dax is"); "tell me that ..." stays."""
+    def mend(m: re.Match) -> str:
+        w = m.group(2)
+        if w in AUXILIARIES or (w not in STOPWORDS and not lexicon().knows(w)):
+            wh = next((x for x in QUESTION_WORDS if one_edit(w, x)), "")
+            if wh:
+                return m.group(1) + wh
+        return m.group(0)
+    return re.sub(r"(\b(?:tell|remind) (?:me|us)\s+|\blet (?:me|us) know\s+)([a-z]+)\b", mend, s)
+QUESTION_WORDS = ("where", "when", "what", "which")
+AUXILIARIES = ("is", "are", "was", "were")
 _ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
 
 
@@ -153,7 +164,7 @@ OPTIONS = re.compile(r"\b(?:the\s+)?([\w' \-]+?)\s+ones?\s+or\s+(?:the\s+)?([\w'
 
 
 def _is_question(sentence: str) -> bool:
-    s = fix_words(sentence.lower().strip())
+    s = _mend_told(fix_words(sentence.lower().strip()))
     if s.endswith("?") and OPTIONS.search(s) and not _ACT.search(s):
         return True  # "... the mauve one or the teal one?"
     if re.search(r"\b(?:count|tally)\b(?! on\b)", s) and not _ACT.search(s):
@@ -171,7 +182,7 @@ def _is_question(sentence: str) -> bool:
         return False
     if re.search(r"\b(?:where|when|how many|which|what)\b", s):
         return True
-    return re.search(r"\b(?:was|is|were|are|did|has|had)\s+(?:it|there|that|they|this)\b|\b(?:did|do|have|has|had)\s+you\b",
+    return re.search(r"\b(?:was|is|were|are|did|has|had)\s+(?:it|there|that|they|this)\b|^\W*(?:[\w']+\W+){0,3}?did\s+you\b",
                      s) is not None and \
         not re.search(r"\b(?:can|could|would|will) you\b|\bhelp\b|\bideas?\b", s)
 
@@ -209,7 +220,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     if context and not content_words(OPTIONS.sub(" ", fix_words(main.lower()))) and OPTIONS.search(main.lower()):
         # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
         main, context = context.rstrip(".!?;") + "; " + main, ""
-    s = " " + fix_words(QUOTED.sub(" ", main.lower())) + " "
+    s = " " + _mend_told(fix_words(QUOTED.sub(" ", main.lower()))) + " "
     told = _told(s)
     if told >= 0 and not _ACT.search(s):
         s = " " + s[told:]  # "be a dear and tell me where ...": the question is what follows

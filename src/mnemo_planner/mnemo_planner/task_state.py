@@ -40,5 +40,6 @@ class TaskState:
     failed: set = field(default_factory=set)  # (entity key, fixture) picks that found nothing
     target: str = ""  # the entity the request settled on
     glance: Optional[dict] = None  # entity key -> last seen, taken before reading the graph on arrival
+    place_spent: bool = False  # every place the request names was searched in vain
     scope_carried: bool = False  # the search scope is the request before's (this one names none)
     settle: str = ""  # the best thing known that fits at all, fetched when the search cannot finish

@@ -8,7 +8,8 @@ import pytest
 
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs
-from mnemo_planner.grounding import HEAD, MODIFIER, Similarity, ground, ground_place, lexical, match_labels
+from mnemo_planner.grounding import Similarity, ground, ground_place, match_labels
+from mnemo_planner.naming import HEAD, MODIFIER, lexical
 from mnemo_planner.hypotheses import fit_of, match_fit
 
 NOW = 3 * 86400.0
@@ -209,7 +210,7 @@ def test_a_name_holding_a_function_word_is_named_when_the_request_spells_it_whol
 def test_a_need_stated_in_a_sentence_of_its_own_is_the_need(sim):
     b = Beliefs()
     b.add_nodes([_fixture("p1", "plinth"), _node("g1", "blicket", "p1")])
-    g = ground(sim, b, rq.parse("The quorvo has gone flat again. Bring me whatever will sort that out!", NOW))
+    g = ground(sim, b, rq.parse("The quorvo has gone flat again. Fetch whichever suits.", NOW))
     assert g.labels == [] and "quorvo" in g.need.split() and "flat" in g.need.split()
     assert "whatever" not in g.need.split()  # (a function word)
     # a thing named in the request is the thing; the other sentence is no need then

@@ -231,9 +231,10 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
             if k != "owner":
                 for w in norm(str(v)).split():
                     bearers.setdefault(w, set()).add(e.label)
-    # a word of the language before a head noun that names some other thing qualifies that thing (the
-    # "mauve dax" of a home whose only mauve things are blicks is a dax); a name (a brand: no word of
-    # the language, or written with a capital inside the sentence) still names what bears it
+    # a word of the language before a head noun that names some other thing qualifies that thing (a
+    # material said of a thing never seen is no call for the one thing of that material seen so far);
+    # a name (a brand: no word of the language, or written with a capital inside the sentence) still
+    # names what bears it
     head = words[-1] if words and lexicon().senses(words[-1]) else ""
     names = {w.lower() for w in re.findall(r"(?<=[a-z,;] )[A-Z][\w'-]*", text)}  # capitalised mid-sentence
     kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1

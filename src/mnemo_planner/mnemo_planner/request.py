@@ -137,6 +137,10 @@ _TELL = re.compile(r"\b(?:tell|remind) (?:me|us)\b|\blet (?:me|us) know\b")
 _WH_AFTER = re.compile(r"^\s*(?:what|where|which|when|how many|how much|whether|if)\b")
 
 
+QUESTION_WORDS = ("where", "when", "what", "which")
+AUXILIARIES = ("is", "are", "was", "were")  # (a verb that cannot open the clause after "tell me")
+
+
 def _told(s: str) -> int:
     """Where a question put as a request to tell begins ("..., tell me what ..."), or -1."""
     tell = _TELL.search(s)
@@ -154,9 +158,9 @@ def _mend_told(s: str) -> str:
             if wh:
                 return m.group(1) + wh
         return m.group(0)
-    return re.sub(r"(\b(?:tell|remind) (?:me|us)\s+|\blet (?:me|us) know\s+)([a-z]+)\b", mend, s)
-QUESTION_WORDS = ("where", "when", "what", "which")
-AUXILIARIES = ("is", "are", "was", "were")
+    return re.sub(rf"((?:{_TELL.pattern})\s+)([a-z]+)\b", mend, s)
+
+
 _ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
 
 

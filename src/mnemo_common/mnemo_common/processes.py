@@ -116,12 +116,18 @@ class ProcessGroup:
                 pass
 
 
+# A node that refuses to start (a missing model, a store built by another one, a bad setting) exits with
+# sysexits' EX_CONFIG after saying why: starting it again cannot heal that, so it is not respawned.
+EXIT_REFUSED = 78
+
+
 class NodeProcess:
     """One node in its own process: ``python -m MODULE --ros-args -r __node:=NAME --params-file F``.
 
     With ``respawn`` (launch_ros semantics) a Supervisor starts it again ``respawn_delay`` seconds
-    after it exits, whatever its exit code, at most ``respawn_max_retries`` times (-1: always),
-    until ``stop()``. The node dies with the process that started it (``die_with_parent``)."""
+    after it exits, at most ``respawn_max_retries`` times (-1: always), until ``stop()``, unless it
+    refused to start (``EXIT_REFUSED``). The node dies with the process that started it
+    (``die_with_parent``)."""
 
     def __init__(self, module: str, name: str, params: Optional[dict[str, Any]] = None,
                  env: Optional[dict[str, str]] = None, log_dir: Optional[Path] = None,
@@ -154,7 +160,7 @@ class NodeProcess:
         return self.proc.poll() is None
 
     def may_respawn(self) -> bool:
-        return self.respawn and not self.stopping and (
+        return self.respawn and not self.stopping and self.proc.returncode != EXIT_REFUSED and (
             self.respawn_max_retries < 0 or self.restarts < self.respawn_max_retries)
 
     def respawn_now(self) -> bool:
@@ -261,7 +267,8 @@ class Supervisor:
                     self.on_event(f"{p.name} exited with code {code}; respawning in {p.respawn_delay:.1f} s")
                 else:
                     self._reported.add(i)
-                    self.on_event(f"{p.name} exited with code {code}")
+                    refused = " (it refused to start: see its log; not respawned)" if code == EXIT_REFUSED else ""
+                    self.on_event(f"{p.name} exited with code {code}{refused}")
             elif i in self._due and now >= self._due[i]:
                 del self._due[i]
                 if p.respawn_now():

@@ -10,6 +10,7 @@ import gc
 import keyword
 import math
 import os
+import sys
 import threading
 import time
 from typing import Any, Callable, Optional, Type, TypeVar
@@ -85,13 +86,19 @@ def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, thre
     """The one main() of every mnemo node: init, spin an executor (multi-threaded unless the node or
     the caller asks for one thread), shut down cleanly. Started by a launcher, the node dies with
     it (PR_SET_PDEATHSIG); a clean-up that hangs ends the process after ``EXIT_GRACE`` seconds."""
-    from mnemo_common.processes import die_with_parent
+    from mnemo_common.processes import EXIT_REFUSED, die_with_parent
+    from mnemo_common.types import MnemoError
 
     die_with_parent()
     rclpy.init(args=args)
     node = None
+    refused = ""
     try:
-        node = factory()
+        try:
+            node = factory()
+        except MnemoError as exc:  # a start refused for a reason the node states: no traceback, no respawn
+            refused = exc.message
+            return
         threads = int(getattr(node, "executor_threads", threads))  # a node may choose (a parameter)
         # What start-up built (models, libraries, stores) lives as long as the node: moved out of the
         # collector's generations, it is no longer traversed by every collection the callbacks'
@@ -117,6 +124,9 @@ def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, thre
             node.destroy_node()
         rclpy.try_shutdown()
         watchdog.cancel()
+        if refused:
+            print(f"not started: {refused}", file=sys.stderr, flush=True)
+            sys.exit(EXIT_REFUSED)
 
 
 # -- parameters ----------------------------------------------------------------------

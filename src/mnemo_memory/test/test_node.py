@@ -12,7 +12,7 @@ import pytest
 import rclpy
 
 from mnemo_common import names
-from mnemo_common.processes import NodeProcess, ros_env, unique_domain_id
+from mnemo_common.processes import EXIT_REFUSED, NodeProcess, ros_env, unique_domain_id
 from mnemo_common.ros import memory_filter_to_msg, observation_to_msg, time_to_msg
 from mnemo_common.types import MemoryFilter, Observation, Pose2D, Pose3D, Sighting, Status
 from mnemo_interfaces.msg import Observation as ObservationMsg
@@ -188,5 +188,7 @@ def test_a_missing_embedding_model_is_logged_and_nothing_is_served(tmp_path):
         assert not node.alive(), node.log()
         assert f"memory not started: embedding_model '{model}': no model directory at {model}" in node.log()
         assert not (tmp_path / "data" / "memory").exists()
+        # a refused start says why without a traceback, and with the code a supervisor does not respawn
+        assert node.proc.returncode == EXIT_REFUSED and "Traceback" not in node.log(), node.log()
     finally:
         node.stop()

@@ -87,7 +87,6 @@ def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, thre
     the caller asks for one thread), shut down cleanly. Started by a launcher, the node dies with
     it (PR_SET_PDEATHSIG); a clean-up that hangs ends the process after ``EXIT_GRACE`` seconds."""
     from mnemo_common.processes import EXIT_REFUSED, die_with_parent
-    from mnemo_common.types import MnemoError
 
     die_with_parent()
     rclpy.init(args=args)
@@ -96,8 +95,10 @@ def run_node(factory: Callable[[], Node], args: Optional[list[str]] = None, thre
     try:
         try:
             node = factory()
-        except MnemoError as exc:  # a start refused for a reason the node states: no traceback, no respawn
-            refused = exc.message
+        except MnemoError as exc:
+            if exc.code in (Status.UNAVAILABLE, Status.TIMEOUT):
+                raise  # (what may pass: a store still held, a server not up yet; a respawn tries again)
+            refused = exc.message  # a start refused for a reason the node states: no traceback, no respawn
             return
         threads = int(getattr(node, "executor_threads", threads))  # a node may choose (a parameter)
         # What start-up built (models, libraries, stores) lives as long as the node: moved out of the

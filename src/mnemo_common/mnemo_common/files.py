@@ -2,6 +2,7 @@
 Python, no rclpy)."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -42,3 +43,19 @@ def require_free_space(path: str | Path, min_free_bytes: int, what: str) -> None
     if free < min_free_bytes:
         raise MnemoError(Status.UNAVAILABLE, f"disk full: {free / 2**20:.0f} MB free under {path}; {what} keeps "
                                              f"{min_free_bytes / 2**20:.0f} MB free and stores nothing until there is room")
+
+
+def write_json_atomic(path: str | Path, data: dict) -> None:
+    """Write JSON so that a reader sees either the old file or the complete new one: a synced temporary
+    file renamed over it, the directory entry synced; a failed write (a full disk) leaves no half file."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, separators=(",", ":"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)

@@ -38,10 +38,10 @@ from typing import Any, Optional
 import numpy as np
 import qdrant_edge as qe
 
-from mnemo_common.files import CorruptFileError
+from mnemo_common.files import CorruptFileError, write_json_atomic
 from mnemo_common.types import MnemoError, Status
 
-from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs, write_json_atomically
+from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs
 from mnemo_memory.model_record import check_meta
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
@@ -171,7 +171,7 @@ class EdgeStore(QdrantStoreBase):
         self._shard = self._create(self.root / "shard", self.tuning.config(dim), INDEXED_FIELDS)
         self._objects = self._create(self.root / "objects", self.tuning.config(dim, objects=True), SIGHTING_INDEXED_FIELDS)
         self._meta = {"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}
-        write_json_atomically(meta_path, self._meta)
+        write_json_atomic(meta_path, self._meta)
 
     def _create(self, path: Path, config: "qe.EdgeConfig", fields: dict[str, str]) -> "qe.EdgeShard":
         shard = qe.EdgeShard.create(str(path), config)

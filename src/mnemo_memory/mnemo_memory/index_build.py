@@ -25,7 +25,6 @@ store opens. A child that fails or is killed leaves the live shards as they were
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -37,7 +36,7 @@ from typing import Any, Optional
 
 import qdrant_edge as qe
 
-from mnemo_common.files import fsync_dir
+from mnemo_common.files import fsync_dir, write_json_atomic
 from mnemo_common.processes import PARENT_PID_ENV, die_with_parent
 
 SHARD_NAMES = ("shard", "objects")  # the view records' shard, the object sightings' shard
@@ -66,17 +65,6 @@ def remove_leftovers(root: Path, generation: int) -> list[Path]:
         if d != keep and d.is_dir():
             shutil.rmtree(d)
     return removed
-
-
-def write_json_atomically(path: Path, data: dict) -> None:
-    """Write ``path`` whole or not at all: a synced temporary file renamed over it."""
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w") as f:
-        f.write(json.dumps(data))
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
 
 
 def _fsync(path: Path) -> None:
@@ -163,7 +151,7 @@ class IndexBuild:
         shard's write-ahead log, as any write), then meta.json names this generation. Returns the
         built shards, now the store's; ``live``, the shards they replace, are closed by ``remove_unused``."""
         self.catch_up()
-        write_json_atomically(meta_path, {**meta, "generation": self.generation})
+        write_json_atomic(meta_path, {**meta, "generation": self.generation})
         self.switched = True
         built, self._built, self._retired = self._built, {}, live
         return built

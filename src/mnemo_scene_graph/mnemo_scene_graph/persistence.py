@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from mnemo_common.files import CorruptFileError, fsync_dir
+from mnemo_common.files import CorruptFileError, write_json_atomic
 
 from mnemo_scene_graph.graph import GraphConfig, GraphEvent, SceneGraph
 
@@ -29,20 +29,6 @@ log = logging.getLogger(__name__)
 
 SNAPSHOT = "snapshot.json"
 EVENTS = "events.jsonl"
-
-
-def write_json_atomic(path: Path, data: dict) -> None:
-    """Write JSON so that a reader sees either the old file or the complete new one."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, separators=(",", ":"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)  # a failed write (a full disk) leaves no half file behind
-    fsync_dir(path.parent)
 
 
 def read_events(path: Path) -> list[GraphEvent]:

@@ -29,7 +29,8 @@ Errors are ``MnemoError`` (INVALID_ARGUMENT for bad input, NOT_FOUND for unknown
 UNAVAILABLE when another process holds the store, FAILED for an embedding-model mismatch: a store
 opens only with the model that built it, ``model_record``).
 
-Modules: ``store`` (MemoryStore protocol, query plans, open_store), ``edge_store`` (default,
+Modules: ``store`` (MemoryStore protocol, open_store), ``store_base`` (the writes both backends
+share), ``query_plans`` (their query plans), ``conditions`` (filters neutral to the backend), ``edge_store`` (default,
 qdrant-edge in-process), ``client_store`` (qdrant-client: server/cluster or local mode),
 ``service`` (MemoryService), ``index_build`` + ``background_index`` (index builds off the serving
 process), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,

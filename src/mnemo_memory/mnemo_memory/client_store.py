@@ -17,11 +17,13 @@ from qdrant_client import QdrantClient, models
 
 from mnemo_common.types import MnemoError, Status
 
+from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.edge_store import SCHEMA_VERSION
 from mnemo_memory.model_record import check_meta
+from mnemo_memory.query_plans import OBJECT_POOL, RRF_K
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
-from mnemo_memory.store import OBJECT_POOL, RRF_K, Conditions, Hit, QdrantStoreBase
+from mnemo_memory.store_base import QdrantStoreBase
 from mnemo_memory.tuning import EdgeTuning
 
 

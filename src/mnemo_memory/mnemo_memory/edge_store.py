@@ -41,12 +41,14 @@ import qdrant_edge as qe
 from mnemo_common.files import CorruptFileError, write_json_atomic
 from mnemo_common.types import MnemoError, Status
 
+from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs
 from mnemo_memory.model_record import check_meta
+from mnemo_memory.query_plans import RRF_K
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.spatial import PositionGrid
-from mnemo_memory.store import RRF_K, Conditions, Hit, QdrantStoreBase
+from mnemo_memory.store_base import QdrantStoreBase
 from mnemo_memory.tuning import EdgeTuning
 
 # 1: view records only; 2: object sightings and record spans ("last")

@@ -302,7 +302,9 @@ def test_edge_positions_in_ram_answer_as_the_engine_does(tmp_path):
     read back in the background after a reopen (the engine's indices answer meanwhile). Both give
     the same records, and a record written while the grid loads keeps its newest place."""
     from mnemo_memory.records import record_from_payload
-    from mnemo_memory.store import Conditions, QdrantStoreBase, open_store
+    from mnemo_memory.conditions import Conditions
+    from mnemo_memory.store import open_store
+    from mnemo_memory.store_base import QdrantStoreBase
 
     emb = WordEmbedder()
     rng = np.random.default_rng(4)

@@ -12,6 +12,14 @@ Serves      names.GRAPH_GET (GetSceneGraph), names.GRAPH_QUERY (QueryObjects),
             names.GRAPH_HISTORY (GetNodeHistory), names.GRAPH_UPDATE (UpdateNode).
 Persists    `data_dir`/scene_graph/{snapshot.json, events.jsonl}; a restart restores the graph.
 
+Concurrency: frames are integrated in one callback group (in order), the services answer in another
+and the publication runs in a third. The live graph's lock covers one frame or one update and the
+log append (fsync) that makes its events durable; events go out on the topic only once logged.
+Reads (get, query, history) are answered from one mirror of the graph, the publication and the
+snapshots are made from another (``mirror.GraphMirror``: replicas fed with the logged events), so
+neither waits for a frame: a query serves every logged event, an acknowledged update included, and
+no event a crash could lose.
+
 Bad input (NaN positions, empty labels, frames far older than the newest) is dropped item by
 item with a counted, rate-limited warning; the node keeps running.
 """
@@ -19,10 +27,12 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
@@ -37,6 +47,7 @@ from mnemo_scene_graph.conversions import (
 )
 from mnemo_scene_graph.geometry import frustum_visible_fn
 from mnemo_scene_graph.graph import GraphConfig, GraphEvent, IntegrationResult, SceneGraph
+from mnemo_scene_graph.mirror import GraphMirror
 from mnemo_scene_graph.persistence import GraphStore
 from mnemo_scene_graph.sightings import named_observation
 
@@ -65,6 +76,7 @@ class SceneGraphNodeConfig:
     camera_max_range: float = 4.5
     visibility_margin: float = 0.85
     publish_period: float = 1.0
+    publish_cpu_share: float = 0.25
     snapshot_every: int = 2000
     publish_observed_events: bool = False
     frame_id: str = "map"
@@ -104,6 +116,8 @@ DESCRIPTIONS = {
     "camera_max_range": "metres: farther nodes do not count as looked at",
     "visibility_margin": "fraction of the field of view that counts as looked at (image borders excluded)",
     "publish_period": "seconds between publications of the graph and markers (when changed)",
+    "publish_cpu_share": "largest share of the time the whole-graph publication may take: a graph too large to "
+                         "publish every publish_period is published less often",
     "snapshot_every": "events between two snapshots (the log is flushed after every message)",
     "publish_observed_events": "also publish the per-sighting 'observed' events",
     "frame_id": "frame of the graph and markers",
@@ -121,14 +135,21 @@ class SceneGraphNode(Node):
             raise ValueError(f"input_mode must be one of {INPUT_MODES}, got {self.config.input_mode!r}")
         self.honest = check_perception_mode(self.config.perception) == "honest"
         input_mode = "detections" if self.honest else self.config.input_mode
-        self._lock = threading.RLock()
+        if not 0.0 < self.config.publish_cpu_share <= 1.0:
+            raise ValueError(f"publish_cpu_share must be in (0, 1], got {self.config.publish_cpu_share}")
+        self._lock = threading.RLock()  # the live graph and its log
         self.store = GraphStore(self.config.data_dir)
         self.graph = self.store.load(self.config.graph_config())
+        # Both before any listener: a mirror starts as a copy of the restored graph.
+        self.read_mirror = GraphMirror(self.graph, self.store)
+        self.publish_mirror = GraphMirror(self.graph, self.store)
         self.store.attach(self.graph)
         self.graph.add_listener(self._on_event)
+        self._unlogged: list[GraphEvent] = []
         self._seq = 0
         self.dropped: Counter = Counter()
-        self._dirty = True
+        self._published_seq: Optional[int] = None
+        self._next_publish = -math.inf
         self._last_warn = -math.inf
 
         from mnemo_interfaces.msg import DetectionArray, GraphEvent as GraphEventMsg, Observation as ObservationMsg
@@ -136,26 +157,32 @@ class SceneGraphNode(Node):
         from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryObjects, UpdateNode
         from visualization_msgs.msg import MarkerArray
 
+        # Frames in order, one at a time; requests beside them; the publication beside both.
+        ingest, services, publication = (MutuallyExclusiveCallbackGroup() for _ in range(3))
         self.graph_pub = self.create_publisher(Msg, names.SCENE_GRAPH, latched_qos())
         self.marker_pub = self.create_publisher(MarkerArray, names.SCENE_GRAPH_MARKERS, latched_qos())
         self.event_pub = self.create_publisher(GraphEventMsg, names.SCENE_GRAPH_EVENTS, 100)
         if input_mode in ("observations", "both"):
-            self.create_subscription(ObservationMsg, names.OBSERVATIONS, self._on_observation, 50)
+            self.create_subscription(ObservationMsg, names.OBSERVATIONS, self._on_observation, 50,
+                                     callback_group=ingest)
         if input_mode in ("detections", "both"):
-            self.create_subscription(DetectionArray, names.DETECTIONS, self._on_detections, 50)
+            self.create_subscription(DetectionArray, names.DETECTIONS, self._on_detections, 50,
+                                     callback_group=ingest)
         # as deep as the simulator's: memory must not lose a patrol's frames
         self.observation_pub = self.create_publisher(ObservationMsg, names.OBSERVATIONS, QoSProfile(
             depth=10000, reliability=ReliabilityPolicy.RELIABLE)) if self.honest else None
-        self.create_service(GetSceneGraph, names.GRAPH_GET, guarded(self, self._get_graph))
-        self.create_service(QueryObjects, names.GRAPH_QUERY, guarded(self, self._query))
-        self.create_service(GetNodeHistory, names.GRAPH_HISTORY, guarded(self, self._history))
-        self.create_service(UpdateNode, names.GRAPH_UPDATE, guarded(self, self._update))
-        self.create_timer(max(0.05, self.config.publish_period), self._publish_if_dirty)
+        for srv_type, name, handler in ((GetSceneGraph, names.GRAPH_GET, self._get_graph),
+                                        (QueryObjects, names.GRAPH_QUERY, self._query),
+                                        (GetNodeHistory, names.GRAPH_HISTORY, self._history),
+                                        (UpdateNode, names.GRAPH_UPDATE, self._update)):
+            self.create_service(srv_type, name, guarded(self, handler), callback_group=services)
+        self.create_timer(max(0.05, self.config.publish_period), self._publish_if_changed,
+                          callback_group=publication)
         self.room_at = self._load_map(self.config.map_file) if self.config.map_file else None
         self.get_logger().info(f"scene graph with {len(self.graph)} nodes (seq {self.graph.seq}) from "
                                f"{self.store.dir}; input {input_mode}, perception {self.config.perception}"
                                + (f", map {self.config.map_file}" if self.room_at else ""))
-        self._publish_if_dirty()
+        self._publish_if_changed()
 
     # -- input ---------------------------------------------------------------------------
     def _visible_fn(self, camera_pose):
@@ -184,7 +211,7 @@ class SceneGraphNode(Node):
         with self._lock:
             if any(fx.id not in self.graph for fx in home.fixtures):
                 declare_map_fixtures(self.graph, home)
-                self.store.flush()
+                self._log_events()
         return home.room_at
 
     def _on_detections(self, msg) -> None:
@@ -208,9 +235,7 @@ class SceneGraphNode(Node):
             self._count_drop(Counter({f"unreadable_detections ({type(exc).__name__}: {exc})": 1}))
 
     def _after_integration(self, result: IntegrationResult) -> None:
-        self.store.flush()
-        if self.store.events_since_snapshot >= self.config.snapshot_every:
-            self.store.snapshot(self.graph)
+        self._log_events()
         if result.dropped:
             self._count_drop(result.dropped)
 
@@ -223,56 +248,73 @@ class SceneGraphNode(Node):
             self.get_logger().warning(f"dropped input items ({sum(self.dropped.values())} in all; {summary})")
 
     def _on_event(self, event: GraphEvent) -> None:
-        self._dirty = True
-        if event.kind != "observed" or self.config.publish_observed_events:
-            self.event_pub.publish(event_to_msg(event))
+        self._unlogged.append(event)
+
+    def _log_events(self) -> None:
+        """Append the new events to the log (fsync); once there, publish them and hand them to the
+        mirrors. Called under the lock. A failed append (full disk) keeps them for the next one."""
+        self.store.flush()
+        events, self._unlogged = self._unlogged, []
+        for event in events:
+            if event.kind != "observed" or self.config.publish_observed_events:
+                self.event_pub.publish(event_to_msg(event))
+        self.read_mirror.add(events)
+        self.publish_mirror.add(events)
 
     # -- output --------------------------------------------------------------------------
-    def _publish_if_dirty(self) -> None:
-        with self._lock:
-            if not self._dirty:
-                return
-            self._dirty = False
-            stamp = self.graph.latest_stamp if math.isfinite(self.graph.latest_stamp) else 0.0
-            nodes = self.graph.nodes()
-            graph_msg = graph_to_msg(nodes, self.graph.relations(), stamp, self.config.frame_id)
-            markers = markers_to_msg(nodes, stamp, self.config.frame_id, self.config.marker_object_scale,
-                                     self.config.marker_text_height)
-        self.graph_pub.publish(graph_msg)
-        self.marker_pub.publish(markers)
+    def _publish_if_changed(self) -> None:
+        """Publish the graph and markers from the mirror when it changed, then snapshot when due."""
+        start = time.monotonic()
+        if start >= self._next_publish:
+            with self.publish_mirror.read() as replica:
+                if replica.seq == self._published_seq:
+                    graph_msg = None
+                else:
+                    self._published_seq = replica.seq
+                    stamp = replica.latest_stamp if math.isfinite(replica.latest_stamp) else 0.0
+                    nodes = replica.nodes()
+                    graph_msg = graph_to_msg(nodes, replica.relations(), stamp, self.config.frame_id)
+                    markers = markers_to_msg(nodes, stamp, self.config.frame_id, self.config.marker_object_scale,
+                                             self.config.marker_text_height)
+            if graph_msg is not None:
+                self.graph_pub.publish(graph_msg)
+                self.marker_pub.publish(markers)
+                took = time.monotonic() - start
+                self._next_publish = start + max(self.config.publish_period, took / self.config.publish_cpu_share)
+        if self.publish_mirror.events_since_snapshot >= self.config.snapshot_every:
+            self.publish_mirror.snapshot()
 
     # -- services ------------------------------------------------------------------------
     def _get_graph(self, request, response):
         labels = {lbl for lbl in request.labels if lbl}
         kinds = {k for k in request.kinds if k}
-        with self._lock:
+        with self.read_mirror.read() as graph:
             nodes = []
             for label in labels or [None]:
-                nodes += self.graph.query(label=label, room=request.room or None,
-                                          include_stale=request.include_stale)
+                nodes += graph.query(label=label, room=request.room or None, include_stale=request.include_stale)
             nodes = [n for n in {n.id: n for n in nodes}.values() if not kinds or n.kind in kinds]
             ids = {n.id for n in nodes}
-            relations = [r for r in self.graph.relations() if r[0] in ids]
-            stamp = self.graph.latest_stamp if math.isfinite(self.graph.latest_stamp) else 0.0
-        response.graph = graph_to_msg(sorted(nodes, key=lambda n: n.id), relations, stamp, self.config.frame_id)
+            relations = [r for r in graph.relations() if r[0] in ids]
+            stamp = graph.latest_stamp if math.isfinite(graph.latest_stamp) else 0.0
+            response.graph = graph_to_msg(sorted(nodes, key=lambda n: n.id), relations, stamp,
+                                          self.config.frame_id)
         return response
 
     def _query(self, request, response):
         kwargs = query_from_request(request)
         if kwargs["k"] < 0:
             raise invalid(f"k must be >= 0, got {kwargs['k']}")
-        with self._lock:
-            response.nodes = [node_to_msg(n) for n in self.graph.query(**kwargs)]
+        with self.read_mirror.read() as graph:
+            response.nodes = [node_to_msg(n) for n in graph.query(**kwargs)]
         return response
 
     def _history(self, request, response):
         if not request.node_id:
             raise invalid("node_id is empty")
-        with self._lock:
-            events = self.graph.history(request.node_id)
-            response.events = [event_to_msg(e) for e in events]
-            if request.node_id in self.graph:
-                response.node = node_to_msg(self.graph.get(request.node_id))
+        with self.read_mirror.read() as graph:
+            response.events = [event_to_msg(e) for e in graph.history(request.node_id)]
+            if request.node_id in graph:
+                response.node = node_to_msg(graph.get(request.node_id))
         return response
 
     def _update(self, request, response):
@@ -283,14 +325,15 @@ class SceneGraphNode(Node):
             node = self.graph.update(request.node_id, properties, contents_add=list(request.contents_add),
                                      contents_remove=list(request.contents_remove), outcome=request.outcome,
                                      source=request.source or "interaction")
-            self.store.flush()
+            self._log_events()
             response.node = node_to_msg(node)
         return response
 
     def close(self) -> None:
         """Flush and snapshot so the next start loads quickly."""
         with self._lock:
-            self.store.snapshot(self.graph)
+            self._log_events()
+            self.publish_mirror.snapshot()
 
 
 def main(args=None) -> None:

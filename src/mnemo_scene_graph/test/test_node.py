@@ -1,11 +1,12 @@
 """In-process test of the scene-graph node: topics in, services and latched graph out, restart."""
 import math
 import os
+import threading
 import time
 
 import pytest
 import rclpy
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.parameter import Parameter
 
 from mnemo_common import names
@@ -217,3 +218,73 @@ def test_honest_node_names_frames_by_its_nodes_for_memory_and_takes_the_map(ros_
         assert {m.room for m in seen} == {"kitchen"} and [m.seq for m in seen] == [1, 2, 3]
     finally:
         h.close()
+
+
+def test_reads_are_answered_while_a_frame_is_being_integrated(ros_context, tmp_path):
+    """Under load a frame holds the live graph for long: get, query and history still answer
+    meanwhile (with every logged event), and the frame is served once it is integrated."""
+    h = Harness(ros_context, tmp_path / "data")
+    node = SceneGraphNode(context=ros_context, parameter_overrides=[
+        Parameter("data_dir", value=h.data_dir), Parameter("publish_period", value=0.1)])
+    node_executor = MultiThreadedExecutor(num_threads=4, context=ros_context)  # as run_node spins it
+    node_executor.add_node(node)
+    spinner = threading.Thread(target=node_executor.spin, daemon=True)
+    spinner.start()
+    entered, release = threading.Event(), threading.Event()
+    integrate = node.graph.integrate_observation
+
+    def slow_frame(obs, **kwargs):
+        if any(s.label == "book" for s in obs.sightings):
+            entered.set()
+            release.wait(timeout=60.0)
+        return integrate(obs, **kwargs)
+
+    node.graph.integrate_observation = slow_frame
+    mug = Sighting("mug", (1.0, 2.0, 0.8), {"color": "red"}, object_id="mug_9")
+    try:
+        h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
+        h.obs_pub.publish(observation(100.0, [mug]))
+        assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=15.0)
+        h.obs_pub.publish(observation(101.0, [Sighting("book", (3.0, 2.0, 0.8), object_id="book_2")]))
+        assert h.spin_until(entered.is_set, timeout=15.0)
+        assert node_ids(h) == ["mug_1"]
+        assert [n.id for n in h.call(names.GRAPH_QUERY, QueryObjects.Request(label="mug")).nodes] == ["mug_1"]
+        assert h.call(names.GRAPH_HISTORY, GetNodeHistory.Request(node_id="mug_1")).node.id == "mug_1"
+        release.set()
+        assert h.spin_until(lambda: node_ids(h) == ["book_1", "mug_1"], timeout=15.0)
+    finally:
+        release.set()
+        node_executor.shutdown(timeout_sec=2.0)
+        node.close()
+        node.destroy_node()
+        h.close()
+
+
+def test_reads_and_events_carry_only_logged_changes(harness):
+    """A frame whose log append failed (a full disk) is in the live graph but not on disk: no
+    query serves it and no event announces it, until the next append writes it."""
+    h = harness
+    table = Sighting("table", (1.0, 2.0, 0.4), kind="fixture", object_id="table_1")
+    h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
+    h.obs_pub.publish(observation(100.0, [table]))
+    assert h.spin_until(lambda: node_ids(h) == ["table_1"], timeout=15.0)
+    flush = h.node.store.flush
+
+    def full_disk():
+        raise OSError(28, "No space left on device")
+
+    h.node.store.flush = full_disk
+    h.obs_pub.publish(observation(101.0, [table, Sighting("mug", (1.0, 2.0, 0.8), object_id="mug_9")]))
+    assert h.spin_until(lambda: h.node.dropped, timeout=15.0)
+    assert "mug_1" in h.node.graph  # integrated, not logged
+    assert node_ids(h) == ["table_1"]
+    assert not h.call(names.GRAPH_QUERY, QueryObjects.Request(label="mug")).nodes
+    assert not any(e.node_id == "mug_1" for e in h.events)
+
+    h.node.store.flush = flush
+    h.obs_pub.publish(observation(102.0, [table]))
+    assert h.spin_until(lambda: node_ids(h) == ["mug_1", "table_1"], timeout=15.0)
+    assert h.spin_until(lambda: any(e.node_id == "mug_1" and e.kind == "created" for e in h.events), timeout=5.0)
+    h.stop()
+    h.start()
+    assert node_ids(h) == ["mug_1", "table_1"]

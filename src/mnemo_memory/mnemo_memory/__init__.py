@@ -26,8 +26,8 @@ positions only and fetch the k winners' payloads; the node reuses converted reco
 Numbers: ``python src/mnemo_memory/bench/bench_memory.py``.
 
 Errors are ``MnemoError`` (INVALID_ARGUMENT for bad input, NOT_FOUND for unknown ids,
-UNAVAILABLE when another process holds the store, FAILED for an embedding-model mismatch: a store
-opens only with the model that built it, ``model_record``).
+UNAVAILABLE when another process holds the store, FAILED for an embedding-model mismatch (a store
+opens only with the model that built it) or a store an interrupted copy left unfinished, ``model_record``).
 
 Modules: ``store`` (MemoryStore protocol, open_store), ``store_base`` (the writes both backends
 share), ``query_plans`` (their query plans), ``conditions`` (filters neutral to the backend), ``edge_store`` (default,
@@ -35,7 +35,9 @@ qdrant-edge in-process), ``client_store`` (qdrant-client: server/cluster or loca
 ``service`` (MemoryService), ``index_build`` + ``background_index`` (index builds off the serving
 process), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,
 rate limiter, RecordBuilder), ``bag`` (rosbag2 MCAP reading), ``conversions`` (msg <-> core),
-``model_record`` (the model a store was built with; re-embedding), ``node`` (ROS node ``memory``),
+``model_record`` (a store's record: the model it was built with, an unfinished copy), ``reembed``
+(a copy with another model's vectors), ``store_dir`` (the embedded store's lock and record),
+``node`` (ROS node ``memory``),
 ``cli`` (``mnemo memory query|ingest|compact|reembed``).
 
 ROS API (names in mnemo_common.names): subscribes OBSERVATIONS; serves MEMORY_SEARCH_TEXT

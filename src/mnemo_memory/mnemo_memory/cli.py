@@ -12,7 +12,8 @@
 depth, camera info, a camera pose topic or /tf) goes through perception and the scene graph too
 (mnemo_perception.replay), writing the scene graph beside memory. ``reembed`` copies a store into
 collection NEW with the vectors of another embedding model (a store opens only with the model that
-built it); point the memory node's ``collection`` at NEW afterwards.
+built it); point the memory node's ``collection`` at NEW afterwards. A copy cut short leaves NEW
+marked unfinished (it opens for nothing); run it again to start over (``reembed``).
 
 Times are robot-clock seconds ("93600") or a scenario day and clock time ("1D 02:00", "1 02:00",
 "02:00" = day 0).
@@ -318,28 +319,17 @@ def _compact(args) -> int:
 def _reembed(args) -> int:
     from mnemo_common.embedding import get_embedder
 
-    from mnemo_memory.model_record import reembed
-    from mnemo_memory.service import MemoryService
-    from mnemo_memory.store import open_store
+    from mnemo_memory.reembed import reembed_store
 
     if args.into == args.collection:
         raise invalid(f"--into must name another collection than {args.collection!r}")
     embedder = get_embedder(model=args.embedding_model)
     start = time.monotonic()
-    source = open_store(args.data_dir, url=args.qdrant_url, collection=args.collection)
-    try:
-        memory = MemoryService.open(embedder, args.data_dir, url=args.qdrant_url, collection=args.into,
-                                    compaction=None)  # records are copied as they are
-        try:
-            if memory.count():
-                raise invalid(f"collection {args.into!r} already holds {memory.count()} records")
-            n = reembed(source.scan(), memory.add)
-        finally:
-            memory.close()
-    finally:
-        source.close()
-    print(f"copied {n} records of {args.collection!r} ({source.model_name}, {source.dim}-d) into {args.into!r} "
-          f"({embedder.name}, {embedder.dim}-d) in {time.monotonic() - start:.1f} s")
+    report = reembed_store(embedder, args.into, args.data_dir, url=args.qdrant_url, collection=args.collection)
+    if report.discarded:
+        print(f"discarded the unfinished copy in {args.into!r} ({report.discarded} stopped before it was done)")
+    print(f"copied {report.copied} records of {args.collection!r} ({report.source_model}, {report.source_dim}-d) "
+          f"into {args.into!r} ({embedder.name}, {embedder.dim}-d) in {time.monotonic() - start:.1f} s")
     return 0
 
 

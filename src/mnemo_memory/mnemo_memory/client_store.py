@@ -19,7 +19,7 @@ from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.edge_store import SCHEMA_VERSION
-from mnemo_memory.model_record import check_meta
+from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta
 from mnemo_memory.query_plans import OBJECT_POOL, RRF_K
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
@@ -95,21 +95,23 @@ def _local(location: str) -> bool:
 
 class ClientStore(QdrantStoreBase):
     def __init__(self, location: str, collection: str, model_name: str, dim: int, api_key: str = "",
-                 tuning: EdgeTuning = EdgeTuning()):
+                 tuning: EdgeTuning = EdgeTuning(), unfinished: str = ""):
+        """``unfinished``: a new collection is created marked as filled by this copy (``model_record``)."""
         self.tuning = tuning
         self._searched_exactly = _local(location)
         self.location, self.collection, self.objects_collection = location, collection, f"{collection}_objects"
         self._client = _connect(location, api_key)
         try:
-            self._open(model_name, dim)
+            self._open(model_name, dim, unfinished)
         except BaseException:
             self._client.close()
             raise
 
-    def _open(self, model_name: str, dim: int) -> None:
+    def _open(self, model_name: str, dim: int, unfinished: str) -> None:
         where = f"{self.location}/{self.collection}"
         if self._client.collection_exists(self.collection):
             meta = self._client.get_collection(self.collection).config.metadata or {}
+            check_finished(meta, f"{where} (its collection metadata)")
             self.model_name, self.dim = check_meta(meta, model_name, dim, where)
             self.objects = int(meta.get("schema", 1)) >= 2
             return
@@ -118,7 +120,8 @@ class ClientStore(QdrantStoreBase):
         self.model_name, self.dim, self.objects = model_name, dim, True
         self._create_objects()  # first: a views collection is only ever found with its objects
         self._client.create_collection(
-            self.collection, metadata={"model": model_name, "dim": dim, "schema": SCHEMA_VERSION},
+            self.collection, metadata={"model": model_name, "dim": dim, "schema": SCHEMA_VERSION,
+                                       **({UNFINISHED: unfinished} if unfinished else {})},
             vectors_config=models.VectorParams(size=dim, distance=models.Distance.DOT, on_disk=self.tuning.vectors_cold),
             **collection_settings(self.tuning))
         self._index(self.collection, INDEXED_FIELDS)
@@ -237,6 +240,27 @@ class ClientStore(QdrantStoreBase):
     def optimize(self) -> bool:
         """The server optimizes in the background."""
         return False
+
+    def set_unfinished(self, copy: str) -> None:
+        """Mark the collection as filled by ``copy`` ("": finished; metadata updates merge keys)."""
+        self._client.update_collection(self.collection, metadata={UNFINISHED: copy})
+
+    @staticmethod
+    def discard_unfinished(location: str, collection: str, api_key: str = "") -> str:
+        """Delete the collection (and its objects) if a copy was filling it when it stopped: the copy's
+        name, or "" when there was none to delete."""
+        client = _connect(location, api_key)
+        try:
+            if not client.collection_exists(collection):
+                return ""
+            copy = (client.get_collection(collection).config.metadata or {}).get(UNFINISHED)
+            if copy:
+                # the objects first: a views collection is only ever found with its objects
+                client.delete_collection(f"{collection}_objects")
+                client.delete_collection(collection)
+            return copy or ""
+        finally:
+            client.close()
 
     def close(self) -> None:
         if self._client is not None:

@@ -3,8 +3,9 @@
 Directory layout (``root`` = data_dir/memory/<collection>/)::
 
     root/meta.json   embedding model name, dimension and schema, written at creation; the
-                     generation of the shards (rewritten by each index build)
-    root/lock        flock'ed by the one process that writes the store
+                     generation of the shards (rewritten by each index build); while a copy
+                     fills the store, which copy (``model_record.UNFINISHED``)
+    root/lock        flock'ed by the one process that writes the store (``store_dir``)
     root/shard/      the Qdrant edge shard of view records (segments + its write-ahead log)
     root/objects/    the shard of object sightings (schema 2; named vectors "text" and "words")
     root/gen-N/      shard/ and objects/ instead, once N index builds were switched to (index_build)
@@ -26,10 +27,7 @@ builds that index in a child process on a copy of the shards (``begin_index_buil
 """
 from __future__ import annotations
 
-import fcntl
-import json
 import math
-import os
 import threading
 import time
 from pathlib import Path
@@ -43,12 +41,13 @@ from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs
-from mnemo_memory.model_record import check_meta
+from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta
 from mnemo_memory.query_plans import RRF_K
 from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.spatial import PositionGrid
 from mnemo_memory.store_base import QdrantStoreBase
+from mnemo_memory.store_dir import META, read_meta, release_lock, take_lock
 from mnemo_memory.tuning import EdgeTuning
 
 # 1: view records only; 2: object sightings and record spans ("last")
@@ -116,42 +115,28 @@ def check_unused(shard_path: Path, meta_path: Path) -> None:
 
 class EdgeStore(QdrantStoreBase):
     def __init__(self, root: str | Path, model_name: str, dim: int, flush_every: int = 20_000,
-                 tuning: EdgeTuning = EdgeTuning()):
+                 tuning: EdgeTuning = EdgeTuning(), unfinished: str = ""):
+        """``unfinished``: a new store is created marked as filled by this copy (``model_record``)."""
         self.tuning = tuning
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
-        self._lock_file = open(self.root / "lock", "a+")
+        self._lock_file = take_lock(self.root)
         try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock_file.seek(0)
-            holder = self._lock_file.read().strip()
-            self._lock_file.close()
-            raise MnemoError(Status.UNAVAILABLE,
-                             f"memory store {self.root} is already open for writing by another process"
-                             f"{f' (pid {holder})' if holder else ''}; one writer per store") from None
-        try:
-            self._lock_file.seek(0)
-            self._lock_file.truncate()
-            self._lock_file.write(str(os.getpid()))
-            self._lock_file.flush()
             self._build: Optional[IndexBuild] = None
-            self._open(model_name, dim)
+            self._open(model_name, dim, unfinished)
         except BaseException:
-            self._release_lock()
+            release_lock(self._lock_file)
             raise
         self._flush_every = flush_every
         self._since_flush = 0
         self._start_positions()
 
-    def _open(self, model_name: str, dim: int) -> None:
-        meta_path = self.root / "meta.json"
+    def _open(self, model_name: str, dim: int, unfinished: str) -> None:
+        meta_path = self.root / META
         self._objects: Optional[qe.EdgeShard] = None
         if meta_path.exists():
-            try:
-                self._meta = json.loads(meta_path.read_text())
-            except ValueError as exc:
-                raise CorruptFileError(meta_path, f"{type(exc).__name__}: {exc}") from exc
+            self._meta = read_meta(self.root)
+            check_finished(self._meta, str(meta_path))
             self.model_name, self.dim = check_meta(self._meta, model_name, dim, str(self.root))
             self.generation = int(self._meta.get("generation", 0))
             home = generation_dir(self.root, self.generation)
@@ -172,7 +157,8 @@ class EdgeStore(QdrantStoreBase):
         remove_leftovers(self.root, 0)
         self._shard = self._create(self.root / "shard", self.tuning.config(dim), INDEXED_FIELDS)
         self._objects = self._create(self.root / "objects", self.tuning.config(dim, objects=True), SIGHTING_INDEXED_FIELDS)
-        self._meta = {"model": model_name, "dim": dim, "schema": SCHEMA_VERSION}
+        self._meta = {"model": model_name, "dim": dim, "schema": SCHEMA_VERSION,
+                      **({UNFINISHED: unfinished} if unfinished else {})}
         write_json_atomic(meta_path, self._meta)
 
     def _create(self, path: Path, config: "qe.EdgeConfig", fields: dict[str, str]) -> "qe.EdgeShard":
@@ -240,11 +226,6 @@ class EdgeStore(QdrantStoreBase):
             return super()._nearest_in_space(cond, region, x, y, max_radius, k)
         near = self._grid.nearest(x, y, max_radius, k)
         return list(zip((d for d, _ in near), self._payloads([pid for _, pid in near])))
-
-    def _release_lock(self) -> None:
-        if not self._lock_file.closed:
-            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
-            self._lock_file.close()
 
     # -- engine primitives ---------------------------------------------------------------
     def _apply(self, name: str, op: "qe.UpdateOperation") -> None:
@@ -374,6 +355,13 @@ class EdgeStore(QdrantStoreBase):
         self.generation, self._meta = build.generation, {**self._meta, "generation": build.generation}
         return True
 
+    def set_unfinished(self, copy: str) -> None:
+        """Mark the store as filled by ``copy`` ("": finished). Not while an index build runs: its
+        switch rewrites meta.json too."""
+        meta = {k: v for k, v in self._meta.items() if k != UNFINISHED}
+        self._meta = {**meta, UNFINISHED: copy} if copy else meta
+        write_json_atomic(self.root / META, self._meta)
+
     def close(self) -> None:
         if getattr(self, "_build", None) is not None:
             self._build.cancel()  # its copy is a leftover, removed at the next open
@@ -385,4 +373,4 @@ class EdgeStore(QdrantStoreBase):
                 shard.flush()
                 shard.close()
             self._shard = self._objects = None
-        self._release_lock()
+        release_lock(self._lock_file)

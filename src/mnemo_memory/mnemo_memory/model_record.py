@@ -1,19 +1,22 @@
-"""Which embedding model built a store's vectors, and what to do when another one opens it.
+"""A store's record (the embedded store's meta.json, a Qdrant server collection's metadata): which
+embedding model built its vectors, what to do when another one opens it, and whether a copy
+still fills it.
 
-A store records the model's name and dimension at creation (the embedded store in meta.json, a
-Qdrant server collection in its metadata). Vectors of two models are unrelated even at one
-dimension, so a store opens only with the model that built it; ``reembed`` copies a store into
-another collection with a new model's vectors (``mnemo memory reembed``). A store whose record
-names no model was built before models were configurable: by MiniLM, 384-d.
+A store records the model's name and dimension at creation. Vectors of two models are unrelated
+even at one dimension, so a store opens only with the model that built it; ``reembed`` copies a
+store into another collection with a new model's vectors (``mnemo memory reembed``). A store
+whose record names no model was built before models were configurable: by MiniLM, 384-d.
+
+A store that a copy is filling (``UNFINISHED`` names the copy) holds only some of the records
+of another store until the copy clears the mark: it opens for nothing else, so a copy cut short
+is never served as if it were the memory.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator, Sequence
-
 from mnemo_common.embedding import MINILM_DIM, MINILM_NAME, MODEL_SETTING
-from mnemo_common.types import MemoryRecord, MnemoError, Status
+from mnemo_common.types import MnemoError, Status
 
-REEMBED_BATCH = 256
+UNFINISHED = "unfinished"  # the record's key naming the copy that fills the store (absent or "": none)
 
 
 class ModelMismatchError(MnemoError):
@@ -43,25 +46,16 @@ def check_meta(stored: dict, model_name: str, dim: int, where: str) -> tuple[str
     return s_model or model_name, s_dim or dim
 
 
-def _batches(records: Iterator[MemoryRecord], size: int) -> Iterator[list[MemoryRecord]]:
-    batch: list[MemoryRecord] = []
-    for r in records:
-        batch.append(r)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+
+class UnfinishedStoreError(MnemoError):
+    def __init__(self, message: str):
+        super().__init__(Status.FAILED, message)
 
 
-def reembed(records: Iterator[MemoryRecord], add: Callable[[Sequence[MemoryRecord]], list[str]],
-            batch: int = REEMBED_BATCH) -> int:
-    """Store every record again through ``add`` (a MemoryService's, with the new model and no
-    compaction), its caption and sightings embedded anew; ids, spans and payload are kept."""
-    n = 0
-    for chunk in _batches(records, batch):
-        for r in chunk:
-            r.embedding = None
-        n += len(add(chunk))
-    return n
-
+def check_finished(stored: dict, where: str) -> None:
+    """A clear error for a store that a copy was filling when it stopped (``where`` names its record)."""
+    copy = stored.get(UNFINISHED)
+    if copy:
+        raise UnfinishedStoreError(
+            f"memory store {where} is unfinished: {copy} stopped before it was done, so the store holds "
+            f"only some of the records. Run it again (it starts the copy over), or use another collection")

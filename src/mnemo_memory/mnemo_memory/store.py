@@ -11,6 +11,7 @@
     get(id) -> MemoryRecord | None         # with its embedding
     count() -> int
     flush(); close()
+    set_unfinished(copy)   # a copy fills the store: it opens for nothing else until "" (model_record)
     optimize_due() -> bool; optimize() -> bool   # index maintenance (edge: HNSW per filled segment, index_build)
 
 Backends: ``EdgeStore`` (Qdrant's engine in-process, qdrant-edge-py; the default) and
@@ -71,18 +72,34 @@ class MemoryStore(Protocol):
 
     def optimize(self) -> bool: ...
 
+    def set_unfinished(self, copy: str) -> None: ...  # a copy fills the store ("": it is complete)
+
     def close(self) -> None: ...
 
 
 def open_store(data_dir: str | Path = "data", model_name: str = "", dim: int = 0, url: str = "",
-               collection: str = "mnemo_memory", api_key: str = "") -> MemoryStore:
+               collection: str = "mnemo_memory", api_key: str = "", unfinished: str = "") -> MemoryStore:
     """The configured store: a Qdrant server/cluster when url is set, else the embedded engine
     under data_dir/memory/<collection>/. ``url`` may also be ``":memory:"`` or ``"path:DIR"``
-    for qdrant-client's local mode (tests)."""
+    for qdrant-client's local mode (tests). ``unfinished``: a store created now is marked as
+    filled by this copy."""
     if url:
         from mnemo_memory.client_store import ClientStore
 
-        return ClientStore(url, collection, model_name, dim, api_key=api_key)
+        return ClientStore(url, collection, model_name, dim, api_key=api_key, unfinished=unfinished)
     from mnemo_memory.edge_store import EdgeStore
 
-    return EdgeStore(Path(data_dir) / "memory" / collection, model_name, dim)
+    return EdgeStore(Path(data_dir) / "memory" / collection, model_name, dim, unfinished=unfinished)
+
+
+def discard_unfinished(data_dir: str | Path = "data", url: str = "", collection: str = "mnemo_memory",
+                       api_key: str = "") -> str:
+    """Remove the store if a copy was filling it when it stopped: the copy's name, or "" (nothing
+    removed: no such store, or a finished one)."""
+    if url:
+        from mnemo_memory.client_store import ClientStore
+
+        return ClientStore.discard_unfinished(url, collection, api_key)
+    from mnemo_memory.store_dir import discard_unfinished as discard_dir
+
+    return discard_dir(Path(data_dir) / "memory" / collection)

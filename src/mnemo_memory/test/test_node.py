@@ -192,3 +192,23 @@ def test_a_missing_embedding_model_is_logged_and_nothing_is_served(tmp_path):
         assert node.proc.returncode == EXIT_REFUSED and "Traceback" not in node.log(), node.log()
     finally:
         node.stop()
+
+
+def test_a_store_left_unfinished_by_an_interrupted_copy_is_not_served(tmp_path):
+    """A reembed cut short leaves its target marked unfinished: a node pointed at it stops, saying
+    which store and what to do, instead of serving some of the records as the whole memory."""
+    from mnemo_memory.edge_store import EdgeStore
+
+    root = tmp_path / "data" / "memory" / "new"
+    EdgeStore(root, "words-new", 32, unfinished="mnemo memory reembed of 'mnemo_memory' with 'words-new'").close()
+    node = NodeProcess("mnemo_memory.node", names.MEMORY_NODE, env=ros_env(unique_domain_id()),
+                       log_dir=tmp_path / "log", params={"data_dir": str(tmp_path / "data"), "collection": "new"})
+    try:
+        deadline = time.monotonic() + 60.0
+        while node.alive() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not node.alive(), node.log()
+        assert f"memory not started: memory store {root / 'meta.json'} is unfinished: mnemo memory reembed" in node.log()
+        assert node.proc.returncode == EXIT_REFUSED and "Traceback" not in node.log(), node.log()
+    finally:
+        node.stop()

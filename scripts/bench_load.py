@@ -8,7 +8,9 @@ the memory node, so its index grows and is rebuilt while queries run) and sends 
 queries/s, an even mix of text, time, position and scene-graph queries, on a fixed schedule
 (open loop: a query that waits behind another counts from when it was due, so a stall shows in
 full). It prints p50/p95/p99/max per query type, the stalls (answers later than --stall-ms)
-grouped into episodes, and beforehand the p50 of text queries one at a time with no ingest.
+grouped into episodes, how many of the published sightings the scene graph integrated (a node
+that falls behind loses frames from its subscription's queue), and beforehand the p50 of text
+queries one at a time with no ingest.
 
     source scripts/env.sh
     python scripts/bench_load.py                    # 100k records, 5 minutes
@@ -87,6 +89,7 @@ class Load:
         self.sent: dict[str, int] = {t: 0 for t in TYPES}
         self.errors: dict[str, int] = {t: 0 for t in TYPES}
         self.published = 0
+        self.sightings = 0
         self._lock = threading.Lock()
 
     def wait_ready(self, timeout: float = 180.0) -> None:
@@ -148,8 +151,10 @@ class Load:
             if now >= end:
                 break
             if now >= next_obs:
-                self.publisher.publish(self.observation(self.published))
+                msg = self.observation(self.published)
+                self.publisher.publish(msg)
                 self.published += 1
+                self.sightings += len(msg.sightings)
                 next_obs += 1.0 / obs_rate
             if now >= next_query:
                 self.send(TYPES[n_query % len(TYPES)], next_query)
@@ -157,6 +162,23 @@ class Load:
                 next_query += 1.0 / query_rate
             time.sleep(max(0.0, min(next_obs, next_query) - time.monotonic()))
         return t0
+
+    def scene_graph_ingest(self, timeout: float = 60.0) -> tuple[int, int]:
+        """(nodes, sightings integrated) of the scene graph: each integrated sighting counts once
+        in the observation_count of the node it created or observed."""
+        from mnemo_common import names
+        from mnemo_interfaces.srv import GetSceneGraph
+
+        deadline = time.monotonic() + timeout
+        client = self.node.create_client(GetSceneGraph, names.GRAPH_GET)
+        client.wait_for_service(timeout_sec=timeout)
+        future = client.call_async(GetSceneGraph.Request(include_stale=True))
+        while not future.done() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not future.done() or future.result().error_code != 0:
+            raise RuntimeError("the scene graph did not answer GetSceneGraph")
+        nodes = future.result().graph.nodes
+        return len(nodes), sum(n.observation_count for n in nodes)
 
     def sequential(self, kind: str, n: int) -> list[float]:
         """Latencies (ms) of n queries one after another (no other load from this process)."""
@@ -249,6 +271,8 @@ def main(argv=None) -> int:
         for kind in TYPES:
             print(f"| {kind} {percentiles([ms for _, ms in load.latencies[kind]])} {load.errors[kind]} "
                   f"| {load.sent[kind] - len(load.latencies[kind])} |")
+        nodes, integrated = load.scene_graph_ingest()
+        print(f"\nscene graph: {integrated} of the {load.sightings} sightings published integrated, {nodes} nodes")
         episodes = stall_episodes(load.latencies, t0, args.stall_ms)
         print(f"\nstalls (answers later than {args.stall_ms:.0f} ms): {len(episodes)}")
         for line in episodes:

@@ -12,7 +12,8 @@ scene-graph node serves the same over ROS):
     r = g.integrate_detections(dets, stamp, camera_pose=None, room="", visible_fn=None)
         # perception; sets det.node_id on every associated Detection; r.node_ids[i] is the node
         # of input i (None when it was dropped); r.created / r.moved / r.stale / r.dropped
-    g.mark_unseen(visible_fn, stamp, room="", seen=())  # looked-at nodes not seen become STALE
+    r = g.integrate_detections(dets, stamp, view=CameraView(...))  # the frame's depth judges misses
+    g.mark_unseen(visible_fn, stamp, room="", seen=(), view=None)  # nodes looked at, not seen: misses
     g.get(node_id) -> GraphNode                        # raises MnemoError(NOT_FOUND); merged ids resolve
     g.nodes(kind=None, include_stale=True) -> list[GraphNode]
     g.query(label=None, attributes=None, near=None, radius=None, in_fixture=None, room=None,
@@ -34,7 +35,11 @@ Node ids are a label slug plus a counter (`mug_2`); fixture sightings that carry
 geometry and colour, as it must with real perception.
 
 Every change is a GraphEvent applied through one function (`_apply`), so a snapshot plus the
-events after it rebuild exactly the same graph (see persistence.py).
+events after it rebuild exactly the same graph (see persistence.py). Evidence that changes no
+belief by itself ('observed': a sighting; 'missed': a frame that covered a node's place and did
+not see it, see coverage.py) is in the log and on the events topic, not in history(); after
+`stale_after_misses` misses in a row a 'state' event makes the node STALE, its place and
+last_seen kept.
 """
 from __future__ import annotations
 
@@ -48,6 +53,7 @@ import networkx as nx
 import numpy as np
 
 from mnemo_common.types import Detection, Observation, Pose3D, PropertyValue, not_found, invalid
+from mnemo_scene_graph.coverage import CameraView, CoverageConfig
 from mnemo_scene_graph.geometry import (
     Vec3, VisibleFn, box_is_valid, box_size, is_finite_vec, label_slug, normalize_label, support_relation,
 )
@@ -57,7 +63,8 @@ KIND_FIXTURE = "fixture"
 STATE_CURRENT = "current"
 STATE_STALE = "stale"
 STATE_CONTRADICTED = "contradicted"
-EVENT_KINDS = ("created", "location", "property", "contents", "state", "observed", "outcome", "merged")
+EVENT_KINDS = ("created", "location", "property", "contents", "state", "observed", "missed", "outcome", "merged")
+EVIDENCE_KINDS = frozenset({"observed", "missed"})  # in the log, not in history()
 COLOR_KEYS = ("color", "colour")
 # properties that change over an object's life (or are the robot's bookkeeping): never evidence of
 # identity; nor is anything of colour (names and measured values alike: the colour veto judges colour)
@@ -76,6 +83,7 @@ class GraphConfig:
     attribute_veto: bool = True  # a known, different lasting attribute (brand, printed text, ...) never matches
     max_average_count: int = 50  # running average window (then exponential)
     stale_after_misses: int = 1  # frames in view without a detection before a node turns stale
+    coverage: CoverageConfig = field(default_factory=CoverageConfig)  # when a frame with depth covered a node
     merge_on_stale: bool = True  # a node turning stale absorbs its one newer look-alike (it moved)
     near_radius: float = 0.5  # m: "near" relation
     max_stamp_lag: float = 3600.0  # s: frames older than the newest by more are dropped
@@ -129,6 +137,7 @@ class GraphNode:
     state: str = STATE_CURRENT
     located_since: float = 0.0  # first seen at the current location
     located_count: int = 0  # observations averaged at the current location
+    misses: int = 0  # frames since the last sighting that covered the node's place without seeing it
     location_trail: list[Location] = field(default_factory=list)
     property_trails: dict[str, list[PropertyValue]] = field(default_factory=dict)
 
@@ -157,7 +166,7 @@ class GraphNode:
             "properties": {k: asdict(v) for k, v in self.properties.items()},
             "contents": list(self.contents), "contents_source": self.contents_source,
             "contents_stamp": self.contents_stamp, "task_history": list(self.task_history), "state": self.state,
-            "located_since": self.located_since, "located_count": self.located_count,
+            "located_since": self.located_since, "located_count": self.located_count, "misses": self.misses,
         }
         if trails:
             d["location_trail"] = [loc.to_dict() for loc in self.location_trail]
@@ -176,7 +185,7 @@ class GraphNode:
             contents=list(d.get("contents", [])), contents_source=d.get("contents_source", ""),
             contents_stamp=float(d.get("contents_stamp", 0.0)), task_history=list(d.get("task_history", [])),
             state=d.get("state", STATE_CURRENT), located_since=float(d.get("located_since", 0.0)),
-            located_count=int(d.get("located_count", 0)),
+            located_count=int(d.get("located_count", 0)), misses=int(d.get("misses", 0)),
             location_trail=[Location.from_dict(x) for x in d.get("location_trail", [])],
             property_trails={k: [PropertyValue(**p) for p in v] for k, v in d.get("property_trails", {}).items()},
         )
@@ -297,7 +306,6 @@ class SceneGraph:
         self._by_label: dict[tuple[str, str], set[str]] = defaultdict(set)  # (kind, norm label) -> ids
         self._counters: dict[str, int] = defaultdict(int)  # slug -> highest counter used
         self._history: dict[str, list[GraphEvent]] = defaultdict(list)
-        self._misses: dict[str, int] = defaultdict(int)
         self._listeners: list[Callable[[GraphEvent], None]] = []
         self._mapped: set[str] = set()  # fixtures declared from the map: their geometry is the map's
 
@@ -326,7 +334,7 @@ class SceneGraph:
 
     def index_history(self, event: GraphEvent) -> None:
         """Remember an already-applied event for history() (used when restoring from a log)."""
-        if event.kind != "observed":
+        if event.kind not in EVIDENCE_KINDS:
             self._history[event.node_id].append(event)
             if event.kind == "merged" and isinstance(event.new, str):
                 self._history[event.new].append(event)
@@ -353,6 +361,9 @@ class SceneGraph:
             node.last_seen = float(new["last_seen"])
             node.observation_count = int(new["observation_count"])
             node.located_count = int(new["located_count"])
+            node.misses = 0
+        elif e.kind == "missed":
+            node.misses = int(e.new["misses"])
         elif e.kind == "location":
             old, new = Location.from_dict(e.old), Location.from_dict(e.new)
             node.location_trail.append(old)
@@ -580,11 +591,12 @@ class SceneGraph:
         return self._integrate(items, obs.stamp, obs.room, visible_fn)
 
     def integrate_detections(self, detections: list[Detection], stamp: float, camera_pose: Optional[Pose3D] = None,
-                             room: str = "", visible_fn: Optional[VisibleFn] = None) -> IntegrationResult:
+                             room: str = "", visible_fn: Optional[VisibleFn] = None,
+                             view: Optional[CameraView] = None) -> IntegrationResult:
         """Integrate one frame of perception detections; writes the node id into each Detection.
-        camera_pose is accepted for callers that build no visible_fn themselves (then a default
-        frustum is used for staleness only if visible_fn is None and camera_pose is given)."""
-        if visible_fn is None and camera_pose is not None and camera_pose.is_finite():
+        Misses are judged by ``view`` (the frame's depth: see coverage.py) when given, else by
+        visible_fn, else by a default frustum at camera_pose (occlusion unknown)."""
+        if view is None and visible_fn is None and camera_pose is not None and camera_pose.is_finite():
             from mnemo_scene_graph.geometry import frustum_visible_fn
 
             visible_fn = frustum_visible_fn(camera_pose)
@@ -593,13 +605,14 @@ class SceneGraph:
                        score=float(d.score), instance_id=d.instance_id if d.kind != KIND_FIXTURE else "",
                        fixture_id=d.node_id if d.kind == KIND_FIXTURE and d.node_id in self else "")
                  for i, d in enumerate(detections)]
-        result = self._integrate(items, stamp, room, visible_fn)
+        result = self._integrate(items, stamp, room, visible_fn, view)
         for det, node_id in zip(detections, result.node_ids):
             if node_id:
                 det.node_id = node_id
         return result
 
-    def _integrate(self, items: list[_Item], stamp: float, room: str, visible_fn: Optional[VisibleFn]) -> IntegrationResult:
+    def _integrate(self, items: list[_Item], stamp: float, room: str, visible_fn: Optional[VisibleFn],
+                   view: Optional[CameraView] = None) -> IntegrationResult:
         result = IntegrationResult(node_ids=[None] * len(items))
         if not math.isfinite(stamp):
             result.dropped["non_finite_stamp"] += len(items) or 1
@@ -646,8 +659,9 @@ class SceneGraph:
                         node = self._moved_or_new(item, candidates, assignment, matched, stamp, room, result)
                     result.node_ids[item.index] = node.id
                     matched.add(node.id)
-        if visible_fn is not None:
-            result.stale += self.mark_unseen(visible_fn, stamp, room=room, seen=matched, result=result)
+        if visible_fn is not None or view is not None:
+            result.stale += self.mark_unseen(visible_fn, stamp, room=room, seen=matched, result=result, view=view,
+                                             sighted=objects)
         self.drop_counts.update(result.dropped)
         return result
 
@@ -763,7 +777,6 @@ class SceneGraph:
             "observation_count": node.observation_count + 1, "located_count": count})
         if node.state != STATE_CURRENT:
             self._emit(stamp, node.id, "state", "state", old=node.state, new=STATE_CURRENT)
-        self._misses.pop(node.id, None)
         self._update_perceived_properties(node, item, stamp)
 
     def _update_perceived_properties(self, node: GraphNode, item: _Item, stamp: float) -> None:
@@ -803,12 +816,15 @@ class SceneGraph:
         return frame_room
 
     # -- beliefs -------------------------------------------------------------------------
-    def _observable(self, node: GraphNode) -> bool:
-        """Can a camera see this node at all? Not inside a container believed closed."""
+    def _observable(self, node: GraphNode, depth_judged: bool = False) -> bool:
+        """Can a camera see this node at all? Not inside a container believed closed. When a depth
+        image judges occlusion, furniture the map says has no doors (shelves) shows what is in it."""
         if node.relation == "in" and node.parent:
             if node.parent not in self:
                 return False
             container = self._node(node.parent)
+            if depth_judged and container.prop("kind") == "surface":
+                return True
             # Whichever was written last: the analyzer's is_opened or the sighted open/closed state.
             stamped = [p for p in (container.properties.get("is_opened"), container.properties.get("state")) if p]
             if not stamped:
@@ -817,24 +833,37 @@ class SceneGraph:
             return latest in ("true", "yes", "1", "open", "opened")
         return True
 
-    def mark_unseen(self, visible_fn: VisibleFn, stamp: float, room: str = "", seen: Iterable[str] = (),
-                    result: Optional[IntegrationResult] = None) -> list[str]:
-        """Nodes the camera looked at (visible_fn(position) is True, same room, observable) that
-        were not seen in this frame lose their current belief: they become STALE after
-        `stale_after_misses` such frames. Returns the ids turned stale."""
+    def mark_unseen(self, visible_fn: Optional[VisibleFn], stamp: float, room: str = "", seen: Iterable[str] = (),
+                    result: Optional[IntegrationResult] = None, view: Optional[CameraView] = None,
+                    sighted: Iterable[_Item] = ()) -> list[str]:
+        """Current nodes a frame looked at and did not see (``seen``) get a 'missed' event; after
+        `stale_after_misses` of them in a row they become STALE. Looked at: ``view.covers`` the
+        node (in the image, near enough, not hidden by the depth image) when a view is given, else
+        visible_fn(position) in the frame's room; never inside a container believed closed. A node
+        that a sighting of the frame which could be it overlaps (``sighted``; given to a look-alike
+        touching it: a camera cannot tell two such apart from afar) is not missed either.
+        Returns the ids turned stale."""
         seen = set(seen)
+        sighted = list(sighted)
         turned = []
         for node in self.nodes(kind=KIND_OBJECT):
             if node.id in seen or node.id not in self.graph or node.state != STATE_CURRENT or node.last_seen >= stamp:
                 continue
-            if room and node.room and node.room != room:
+            if any(normalize_label(item.label) == node.norm_label and self._compatible(item, node)
+                   and math.dist(item.position, node.position) <= max(node.size, box_size(item.box_min, item.box_max))
+                   for item in sighted):
                 continue
-            if not self._observable(node) or not visible_fn(node.position):
+            if view is None and room and node.room and node.room != room:
+                continue  # without depth, the walls between rooms are unknown
+            if not self._observable(node, depth_judged=view is not None):
                 continue
-            self._misses[node.id] += 1
-            if self._misses[node.id] < self.config.stale_after_misses:
+            if not (view.covers(node.position, node.size, self.config.coverage) if view is not None
+                    else visible_fn is not None and visible_fn(node.position)):
                 continue
-            self._misses.pop(node.id, None)
+            self._emit(stamp, node.id, "missed", "misses", old={"misses": node.misses},
+                       new={"misses": node.misses + 1})
+            if node.misses < self.config.stale_after_misses:
+                continue
             self._emit(stamp, node.id, "state", "state", old=node.state, new=STATE_STALE)
             turned.append(node.id)
             if self.config.merge_on_stale:

@@ -4,15 +4,18 @@ instance ids unless the detector gave them)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Optional
 
 from mnemo_common.types import Detection, Observation, Sighting
+from mnemo_scene_graph.coverage import CameraView
 
 
-def integrate_frame(graph: Any, obs: Observation, detections: list[Detection]) -> Observation:
-    """Integrate a frame's detections (``obs`` gives stamp, camera pose and room); returns ``obs``
-    with one sighting per detection. Each detection's ``node_id`` is set to its node."""
-    graph.integrate_detections(detections, obs.stamp, camera_pose=obs.camera_pose, room=obs.room)
+def integrate_frame(graph: Any, obs: Observation, detections: list[Detection],
+                    view: Optional[CameraView] = None) -> Observation:
+    """Integrate a frame's detections (``obs`` gives stamp, camera pose and room; ``view`` the
+    frame's depth, which judges the nodes it covered and did not see); returns ``obs`` with one
+    sighting per detection. Each detection's ``node_id`` is set to its node."""
+    graph.integrate_detections(detections, obs.stamp, camera_pose=obs.camera_pose, room=obs.room, view=view)
     return named_observation(graph, obs, detections)
 
 

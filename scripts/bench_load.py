@@ -67,13 +67,17 @@ def percentiles(values: list[float]) -> str:
 
 
 class Load:
-    def __init__(self, client_node, executor, bm):
+    def __init__(self, client_node, executor, bm, objects: int = 0):
         from mnemo_common import names
         from mnemo_interfaces.msg import Observation
         from mnemo_interfaces.srv import QueryObjects, SearchMemoryByPosition, SearchMemoryByText, SearchMemoryByTime
 
         self.node, self.executor, self.bm = client_node, executor, bm
         self.rng = np.random.default_rng(7)
+        # A home of `objects` things at fixed places (label, colour, position), or none: every sighting new.
+        home = np.random.default_rng(11)
+        self.home = [(bm.LABELS[int(home.integers(len(bm.LABELS)))], bm.COLORS[int(home.integers(len(bm.COLORS)))],
+                      (float(home.uniform(0, 20)), float(home.uniform(0, 10)), 0.8)) for _ in range(objects)]
         self.clients = {
             "text": (client_node.create_client(SearchMemoryByText, names.MEMORY_SEARCH_TEXT), SearchMemoryByText),
             "time": (client_node.create_client(SearchMemoryByTime, names.MEMORY_SEARCH_TIME), SearchMemoryByTime),
@@ -133,9 +137,14 @@ class Load:
 
         bm, rng = self.bm, self.rng
         x, y = float(rng.uniform(0, 20)), float(rng.uniform(0, 10))
-        labels = rng.choice(bm.LABELS, size=3, replace=False)
-        sightings = [Sighting(str(label), (x + 1.0, y + 0.3 * j, 0.8), {"color": bm.COLORS[j]})
-                     for j, label in enumerate(labels)]
+        if self.home:  # the three things nearest the robot, where they are (2 cm of noise)
+            nearest = sorted(self.home, key=lambda o: (o[2][0] - x) ** 2 + (o[2][1] - y) ** 2)[:3]
+            sightings = [Sighting(label, tuple(float(v) for v in np.asarray(at) + rng.normal(0.0, 0.02, 3)),
+                                  {"color": color}) for label, color, at in nearest]
+        else:
+            labels = rng.choice(bm.LABELS, size=3, replace=False)
+            sightings = [Sighting(str(label), (x + 1.0, y + 0.3 * j, 0.8), {"color": bm.COLORS[j]})
+                         for j, label in enumerate(labels)]
         now = time.time()
         return observation_to_msg(Observation(now, Pose2D(x, y, 0.0), Pose3D((x, y, 1.2)),
                                               room=bm.ROOMS[int(x // 3.4) % len(bm.ROOMS)], sightings=sightings,
@@ -217,6 +226,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="20k records, 30 s (unless --duration says otherwise)")
     parser.add_argument("--drain", type=float, default=60.0,
                         help="seconds to wait after the load for the answers still due (those left count as unanswered)")
+    parser.add_argument("--objects", type=int, default=0,
+                        help="sightings of a home of this many things at fixed places (default 0: every sighting a "
+                             "new thing at a new place, so the scene graph grows by up to 3 nodes a frame)")
     parser.add_argument("--data-dir", type=Path, default=None, help="reuse a pre-filled store here")
     parser.add_argument("--build-during", action="store_true",
                         help="pre-fill a segment of unindexed records too: the node builds an index while the load runs")
@@ -250,7 +262,7 @@ def main(argv=None) -> int:
     spin = threading.Thread(target=executor.spin, daemon=True)
     spin.start()
     try:
-        load = Load(node, executor, bench_memory_module())
+        load = Load(node, executor, bench_memory_module(), args.objects)
         load.wait_ready()
         deadline = time.monotonic() + 180.0
         while "positions in RAM" not in procs[0].log() and time.monotonic() < deadline:

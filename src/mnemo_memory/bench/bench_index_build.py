@@ -10,7 +10,8 @@ query was due) and another writes --write-rate records/s, while the index is bui
 - ``background``: the service's ``BackgroundIndexer`` (a child process on a copy, ``index_build``).
 
 It prints, per mode, the build's wall time and the latency of the queries due while it ran, the
-longest write, and the load average (this machine is shared).
+longest write, and the load average (this machine is shared); for ``background``, the build's
+log line says how long writers waited for the copy.
 
     python src/mnemo_memory/bench/bench_index_build.py [--records 20000] [--modes blocking background]
 """
@@ -144,6 +145,8 @@ def row(r: dict) -> str:
 
 
 def main(argv=None) -> int:
+    from mnemo_memory.shard_copy import copy_sparse
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=20_000, help="indexed records before the unindexed segment")
     parser.add_argument("--query-rate", type=float, default=20.0)
@@ -157,7 +160,8 @@ def main(argv=None) -> int:
         before = prefill(base, bm, args.records)
         results = []
         for mode in args.modes:
-            shutil.copytree(base, tmp / mode)
+            # sparse, as the engine wrote it: a plain copy would write out its preallocated holes
+            shutil.copytree(base, tmp / mode, copy_function=lambda src, dst: copy_sparse(Path(src), Path(dst)))
             print(f"{mode}: load average {os.getloadavg()[0]:.1f} at the start", flush=True)
             r = run_mode(mode, tmp / mode, bm, args)
             results.append(r)

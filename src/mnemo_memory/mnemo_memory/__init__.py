@@ -32,8 +32,8 @@ opens only with the model that built it) or a store an interrupted copy left unf
 Modules: ``store`` (MemoryStore protocol, open_store), ``store_base`` (the writes both backends
 share), ``query_plans`` (their query plans), ``conditions`` (filters neutral to the backend), ``edge_store`` (default,
 qdrant-edge in-process), ``client_store`` (qdrant-client: server/cluster or local mode),
-``service`` (MemoryService), ``index_build`` + ``background_index`` (index builds off the serving
-process), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,
+``service`` (MemoryService), ``index_build`` + ``background_index`` + ``shard_copy`` (index builds off
+the serving process), ``caption`` + ``ingest`` (Observation -> MemoryRecord: captioner,
 rate limiter, RecordBuilder), ``bag`` (rosbag2 MCAP reading), ``conversions`` (msg <-> core),
 ``model_record`` (a store's record: the model it was built with, an unfinished copy), ``reembed``
 (a copy with another model's vectors), ``store_dir`` (the embedded store's lock and record),

@@ -8,7 +8,8 @@ memory node stops every thread of it. An ``IndexBuild`` goes instead (``backgrou
 it, and holds the locks named here):
 
 1. copy (writers held, queries served): the live shards are copied to the next generation's
-   directory, ``root/gen-N/`` (what a crash would leave: the child's load replays the write-ahead log);
+   directory, ``root/gen-N/`` (what a crash would leave: the child's load replays the write-ahead log),
+   the files the engine never rewrites in place as hard links (``shard_copy``);
 2. build (nothing held): a child process (``python -m mnemo_memory.index_build``, at a lower CPU
    priority) optimizes and flushes the copies, while the live shards keep answering and taking
    writes; every update applied to them meanwhile is kept in ``journal``;
@@ -38,6 +39,8 @@ import qdrant_edge as qe
 
 from mnemo_common.files import fsync_dir, write_json_atomic
 from mnemo_common.processes import PARENT_PID_ENV, die_with_parent
+
+from mnemo_memory.shard_copy import CopyReport, copy_shard
 
 SHARD_NAMES = ("shard", "objects")  # the view records' shard, the object sightings' shard
 BUILD_NICE = 10  # the child's CPU priority below the serving process's
@@ -93,6 +96,7 @@ class IndexBuild:
         self.root, self.generation, self.live = root, generation, live
         self.target = generation_dir(root, generation)
         self.journal: list[tuple[str, Any]] = []  # (shard name, update) applied to the live shards since the copy
+        self.copied = CopyReport()
         self.error = ""
         self.switched = False
         self._replayed = 0
@@ -118,7 +122,9 @@ class IndexBuild:
             shutil.rmtree(self.target)
         self.target.mkdir()
         for name, path in self.live.items():
-            shutil.copytree(path, self.target / name)
+            copied = copy_shard(path, self.target / name)
+            self.copied.linked_bytes += copied.linked_bytes
+            self.copied.copied_bytes += copied.copied_bytes
 
     def run(self) -> None:
         """Optimize the copies in a child process (queries and writes go on meanwhile)."""

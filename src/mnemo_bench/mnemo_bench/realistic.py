@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from mnemo_common.types import Detection, Observation
+from mnemo_scene_graph.coverage import CameraView
 from mnemo_scene_graph.map_fixtures import declare_map_fixtures  # noqa: F401 (the bench's import)
 
 PERCEPTION_MODES = ("oracle", "realistic", "honest")  # oracle: the simulator's own observations
@@ -28,10 +29,12 @@ PERCEPTION_MODES = ("oracle", "realistic", "honest")  # oracle: the simulator's 
 
 @dataclass
 class Perceived:
-    """One frame's detections with the observation it replaces (pose, stamp, room)."""
+    """One frame's detections with the observation it replaces (pose, stamp, room), and the view
+    (coarse depth) that lets the scene graph count the nodes the frame covered and did not see."""
 
     obs: Observation
     detections: list[Detection]
+    view: Optional[CameraView] = None
 
 
 class RealisticPerceiver:
@@ -44,7 +47,7 @@ class RealisticPerceiver:
         self._count = 0
         self.frames_rendered = 0
 
-    def _render(self, world: Any, obs: Observation) -> list[Detection]:
+    def _render(self, world: Any, obs: Observation) -> Perceived:
         from mnemo_perception.backends import GroundTruthDetector
         from mnemo_perception.deproject import deproject_instances
         from mnemo_perception.frame import Intrinsics, Segmentation
@@ -69,7 +72,8 @@ class RealisticPerceiver:
             fixture = d.kind == "fixture"
             out.append(replace(d, mask=None, instance_id="" if fixture or self.honest else d.instance_id,
                                node_id=d.instance_id if fixture else ""))  # fixture ids: the map's
-        return out
+        view = CameraView.from_depth(obs.camera_pose, k.fx, k.fy, k.cx, k.cy, f.depth)
+        return Perceived(replace(obs, sightings=[], caption=""), out, view)
 
     def perceive(self, world: Any, obs: Observation, patrol: bool = False) -> Optional[Perceived]:
         """The perceived version of an oracle observation (its sightings are dropped)."""
@@ -79,10 +83,10 @@ class RealisticPerceiver:
                 return None
             cached = self._cache.get(obs.stamp)
             if cached is None:
-                cached = self._cache[obs.stamp] = Perceived(replace(obs, sightings=[], caption=""),
-                                                            self._render(world, obs))
-            return copy.deepcopy(cached)
-        return Perceived(replace(obs, sightings=[], caption=""), self._render(world, obs))
+                cached = self._cache[obs.stamp] = self._render(world, obs)
+            # callers write node ids into detections; the view is read only
+            return Perceived(copy.deepcopy(cached.obs), copy.deepcopy(cached.detections), cached.view)
+        return self._render(world, obs)
 
     def views(self, world: Any, robot: Any) -> list[Perceived]:
         """What the robot sees now: at a fixture, every view of the head's look across it
@@ -131,7 +135,7 @@ def integrate(graph: Any, perceived: Perceived) -> Observation:
     and supported as the graph resolved them."""
     from mnemo_scene_graph.sightings import integrate_frame
 
-    return integrate_frame(graph, perceived.obs, perceived.detections)
+    return integrate_frame(graph, perceived.obs, perceived.detections, view=perceived.view)
 
 
 def needs_authored_attribute(scenario: Any, task: Any) -> bool:

@@ -9,6 +9,7 @@ applies them when read, under a lock of its own, so its readers never wait for a
 
     mirror = GraphMirror(graph, store)     # before any listener is attached to graph
     mirror.add(events)                     # events appended to the log (store.flush() returned)
+    mirror.catch_up()                      # apply them now (periodically: reads then apply few)
     with mirror.read() as replica: ...     # the replica, caught up with every event added
     mirror.snapshot()                      # snapshot.json from the replica
 
@@ -41,6 +42,11 @@ class GraphMirror:
         """Hand over events that are in the log (cheap: called under the live graph's lock)."""
         with self._incoming_lock:
             self._incoming.extend(events)
+
+    def catch_up(self) -> int:
+        """Apply the events added so far; returns how many."""
+        with self._lock:
+            return self._catch_up()
 
     def _catch_up(self) -> int:
         with self._incoming_lock:

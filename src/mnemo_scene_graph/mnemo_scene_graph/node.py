@@ -176,8 +176,7 @@ class SceneGraphNode(Node):
                                         (GetNodeHistory, names.GRAPH_HISTORY, self._history),
                                         (UpdateNode, names.GRAPH_UPDATE, self._update)):
             self.create_service(srv_type, name, guarded(self, handler), callback_group=services)
-        self.create_timer(max(0.05, self.config.publish_period), self._publish_if_changed,
-                          callback_group=publication)
+        self.create_timer(max(0.05, self.config.publish_period), self._on_timer, callback_group=publication)
         self.room_at = self._load_map(self.config.map_file) if self.config.map_file else None
         self.get_logger().info(f"scene graph with {len(self.graph)} nodes (seq {self.graph.seq}) from "
                                f"{self.store.dir}; input {input_mode}, perception {self.config.perception}"
@@ -262,27 +261,34 @@ class SceneGraphNode(Node):
         self.publish_mirror.add(events)
 
     # -- output --------------------------------------------------------------------------
-    def _publish_if_changed(self) -> None:
-        """Publish the graph and markers from the mirror when it changed, then snapshot when due."""
-        start = time.monotonic()
-        if start >= self._next_publish:
-            with self.publish_mirror.read() as replica:
-                if replica.seq == self._published_seq:
-                    graph_msg = None
-                else:
-                    self._published_seq = replica.seq
-                    stamp = replica.latest_stamp if math.isfinite(replica.latest_stamp) else 0.0
-                    nodes = replica.nodes()
-                    graph_msg = graph_to_msg(nodes, replica.relations(), stamp, self.config.frame_id)
-                    markers = markers_to_msg(nodes, stamp, self.config.frame_id, self.config.marker_object_scale,
-                                             self.config.marker_text_height)
-            if graph_msg is not None:
-                self.graph_pub.publish(graph_msg)
-                self.marker_pub.publish(markers)
-                took = time.monotonic() - start
-                self._next_publish = start + max(self.config.publish_period, took / self.config.publish_cpu_share)
+    def _on_timer(self) -> None:
+        """Keep the mirrors caught up (else the first read after a long patrol without one would
+        apply every event of it), publish when due, snapshot when due."""
+        self.read_mirror.catch_up()
+        self.publish_mirror.catch_up()
+        self._publish_if_changed()
         if self.publish_mirror.events_since_snapshot >= self.config.snapshot_every:
             self.publish_mirror.snapshot()
+
+    def _publish_if_changed(self) -> None:
+        """Publish the graph and markers from the mirror when it changed, at most publish_cpu_share
+        of the time."""
+        start = time.monotonic()
+        if start < self._next_publish:
+            return
+        with self.publish_mirror.read() as replica:
+            if replica.seq == self._published_seq:
+                return
+            self._published_seq = replica.seq
+            stamp = replica.latest_stamp if math.isfinite(replica.latest_stamp) else 0.0
+            nodes = replica.nodes()
+            graph_msg = graph_to_msg(nodes, replica.relations(), stamp, self.config.frame_id)
+            markers = markers_to_msg(nodes, stamp, self.config.frame_id, self.config.marker_object_scale,
+                                     self.config.marker_text_height)
+        self.graph_pub.publish(graph_msg)
+        self.marker_pub.publish(markers)
+        took = time.monotonic() - start
+        self._next_publish = start + max(self.config.publish_period, took / self.config.publish_cpu_share)
 
     # -- services ------------------------------------------------------------------------
     def _get_graph(self, request, response):

@@ -62,10 +62,11 @@ def test_replica_holds_only_logged_events_and_its_snapshot_restores_them(tmp_pat
 
     live.log()  # logged after the snapshot: the restart replays it from the log
     assert GraphStore(tmp_path).load().to_dict() == live.graph.to_dict()
-    assert live.mirror.events_since_snapshot == 0  # not applied to the replica until it is read
+    assert live.mirror.events_since_snapshot == 0  # not applied to the replica until read or caught up
+    assert live.mirror.catch_up() == 1 and live.mirror.events_since_snapshot == 1
     with live.mirror.read() as replica:
         assert replica.get("table_1").properties["material"].value == "wood"
-    assert live.mirror.events_since_snapshot == 1
+    assert live.mirror.catch_up() == 0
 
 
 def test_mirror_of_an_empty_store_starts_empty(tmp_path):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mnemo_common.processes import ros_env
-from mnemo_common.types import Status
+from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.client_store import ClientStore
 from mnemo_memory.model_record import UnfinishedStoreError
@@ -112,7 +112,7 @@ def test_a_reembed_killed_at_any_step_loses_nothing_and_a_rerun_completes_it(tmp
     meta = data / "memory" / "new" / "meta.json"
     if point == "finished":
         check_copy(data, records)
-        with pytest.raises(Exception, match="already holds 57 records"):
+        with pytest.raises(MnemoError, match="already holds 57 records"):
             reembed_store(NEW, "new", data, batch=BATCH)
         return
     for open_it in (lambda: MemoryService.open(NEW, data, collection="new"),  # the node's way

@@ -24,7 +24,7 @@ from mnemo_scene_graph.geometry import Vec3, quat_to_matrix
 
 @dataclass(frozen=True)
 class CoverageConfig:
-    """When a frame counts as having looked at a place (the graph's miss_* settings)."""
+    """When a frame counts as having looked at a place (``GraphConfig.coverage``)."""
 
     min_pixels: float = 6.0  # the object's expected extent in pixels: smaller ones a detector may miss
     depth_tolerance: float = 0.1  # m: a surface nearer than the place by more hides it

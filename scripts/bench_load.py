@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,7 @@ class Load:
         self.errors: dict[str, int] = {t: 0 for t in TYPES}
         self.published = 0
         self.sightings = 0
+        self.send_late: list[float] = []  # ms from due to sent: this process's own share of a latency
         self._lock = threading.Lock()
 
     def wait_ready(self, timeout: float = 180.0) -> None:
@@ -119,6 +121,7 @@ class Load:
 
     def send(self, kind: str, due: float) -> None:
         client, _ = self.clients[kind]
+        self.send_late.append((time.monotonic() - due) * 1000.0)
         future = client.call_async(self.request(kind))
         self.sent[kind] += 1
 
@@ -203,17 +206,21 @@ class Load:
 
 
 def stall_episodes(latencies: dict[str, list[tuple[float, float]]], t0: float, stall_ms: float) -> list[str]:
-    """Answers later than stall_ms, grouped by overlapping waits: (start s, end s, worst ms, count)."""
-    late = sorted((due - t0, ms) for values in latencies.values() for due, ms in values if ms > stall_ms)
-    episodes: list[list[float]] = []
-    for start, ms in late:
+    """Answers later than stall_ms, grouped by overlapping waits, with the query types late in each
+    (every type at once, from two server processes, points at this process or the machine)."""
+    late = sorted((due - t0, ms, kind) for kind, values in latencies.items() for due, ms in values if ms > stall_ms)
+    episodes: list[list] = []  # [start s, end s, worst ms, Counter of types]
+    for start, ms, kind in late:
         end = start + ms / 1000.0
         if episodes and start <= episodes[-1][1] + 0.5:
             e = episodes[-1]
-            e[1], e[2], e[3] = max(e[1], end), max(e[2], ms), e[3] + 1
+            e[1], e[2] = max(e[1], end), max(e[2], ms)
         else:
-            episodes.append([start, end, ms, 1])
-    return [f"t={s:6.1f}-{e:6.1f} s: {n} answers late, worst {w:.0f} ms" for s, e, w, n in episodes]
+            e = [start, end, ms, Counter()]
+            episodes.append(e)
+        e[3][kind] += 1
+    return [f"t={s:6.1f}-{e:6.1f} s: {sum(n.values())} answers late, worst {w:.0f} ms "
+            f"({', '.join(f'{k} {c}' for k, c in sorted(n.items()))})" for s, e, w, n in episodes]
 
 
 def main(argv=None) -> int:
@@ -283,6 +290,8 @@ def main(argv=None) -> int:
         for kind in TYPES:
             print(f"| {kind} {percentiles([ms for _, ms in load.latencies[kind]])} {load.errors[kind]} "
                   f"| {load.sent[kind] - len(load.latencies[kind])} |")
+        print(f"\nthis process sent the queries late by p50 {np.percentile(load.send_late, 50):.1f} ms, "
+              f"p99 {np.percentile(load.send_late, 99):.1f} ms, max {max(load.send_late):.1f} ms (within the latencies)")
         nodes, integrated = load.scene_graph_ingest()
         print(f"\nscene graph: {integrated} of the {load.sightings} sightings published integrated, {nodes} nodes")
         episodes = stall_episodes(load.latencies, t0, args.stall_ms)

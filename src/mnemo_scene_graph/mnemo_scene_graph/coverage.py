@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -61,12 +62,20 @@ class CameraView:
         coarse[~np.isfinite(coarse)] = np.nan
         return CameraView(pose, float(fx), float(fy), float(cx), float(cy), int(width), int(height), coarse, cell)
 
+    # A frame's view judges every node of the graph: its pose is turned into these once.
+    @cached_property
+    def _to_optical(self) -> np.ndarray:
+        return quat_to_matrix(self.pose.orientation).T
+
+    @cached_property
+    def _origin(self) -> np.ndarray:
+        return np.asarray(self.pose.position, float)
+
     def covers(self, position: Vec3, size: float, config: CoverageConfig = CoverageConfig()) -> bool:
         """Whether an object of extent ``size`` (m) at ``position`` would have been in plain sight."""
         if not self.pose.is_finite():
             return False
-        rot = quat_to_matrix(self.pose.orientation)
-        x, y, z = rot.T @ (np.asarray(position, float) - np.asarray(self.pose.position, float))
+        x, y, z = self._to_optical @ (np.asarray(position, float) - self._origin)
         if not 0.1 < z <= config.max_range:
             return False
         extent = max(size, 0.0) * min(self.fx, self.fy) / z

@@ -49,15 +49,16 @@ def box_is_valid(box_min: Vec3, box_max: Vec3) -> bool:
     """A box with finite corners, min <= max on every axis and some extent."""
     if not (is_finite_vec(box_min) and is_finite_vec(box_max)):
         return False
-    lo, hi = np.asarray(box_min, float), np.asarray(box_max, float)
-    return bool(np.all(hi >= lo) and np.any(hi - lo > 1e-6))
+    # Plain floats, not numpy: a frame asks this of many nodes, and three numbers gain nothing from arrays.
+    lo, hi = [float(v) for v in box_min], [float(v) for v in box_max]
+    return all(h >= low for low, h in zip(lo, hi)) and any(h - low > 1e-6 for low, h in zip(lo, hi))
 
 
 def box_size(box_min: Vec3, box_max: Vec3) -> float:
     """Largest extent of a box (0 for a degenerate one)."""
     if not box_is_valid(box_min, box_max):
         return 0.0
-    return float(np.max(np.asarray(box_max, float) - np.asarray(box_min, float)))
+    return max(float(h) - float(low) for low, h in zip(box_min, box_max))
 
 
 def quat_to_matrix(q: tuple[float, float, float, float]) -> np.ndarray:

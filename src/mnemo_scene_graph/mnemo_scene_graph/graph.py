@@ -844,14 +844,14 @@ class SceneGraph:
         touching it: a camera cannot tell two such apart from afar) is not missed either.
         Returns the ids turned stale."""
         seen = set(seen)
-        sighted = list(sighted)
+        # The frame's sightings by normalised label, each with its extent: labels normalised once a frame.
+        sighted_by_label: dict[str, list[tuple[_Item, float]]] = defaultdict(list)
+        for item in sighted:
+            sighted_by_label[normalize_label(item.label)].append((item, box_size(item.box_min, item.box_max)))
         turned = []
+        # Cheapest tests first: a frame looks at few of the graph's nodes.
         for node in self.nodes(kind=KIND_OBJECT):
             if node.id in seen or node.id not in self.graph or node.state != STATE_CURRENT or node.last_seen >= stamp:
-                continue
-            if any(normalize_label(item.label) == node.norm_label and self._compatible(item, node)
-                   and math.dist(item.position, node.position) <= max(node.size, box_size(item.box_min, item.box_max))
-                   for item in sighted):
                 continue
             if view is None and room and node.room and node.room != room:
                 continue  # without depth, the walls between rooms are unknown
@@ -859,6 +859,9 @@ class SceneGraph:
                 continue
             if not (view.covers(node.position, node.size, self.config.coverage) if view is not None
                     else visible_fn is not None and visible_fn(node.position)):
+                continue
+            if any(self._compatible(item, node) and math.dist(item.position, node.position) <= max(node.size, extent)
+                   for item, extent in sighted_by_label.get(node.norm_label, ())):
                 continue
             self._emit(stamp, node.id, "missed", "misses", old={"misses": node.misses},
                        new={"misses": node.misses + 1})
@@ -879,8 +882,8 @@ class SceneGraph:
         last seen: that look-alike is the same object, moved. Keep the older id (it carries the
         interaction history) at the newer location, and retire the newer one."""
         color = normalize_label(node.prop("color"))
-        others = [n for n in self.query(label=node.label, kind=KIND_OBJECT, include_stale=True)
-                  if n.id != node.id and n.first_seen > node.last_seen
+        same_label = (self._node(i) for i in self._by_label.get((KIND_OBJECT, node.norm_label), ()))
+        others = [n for n in same_label if n.id != node.id and n.first_seen > node.last_seen
                   and colors_compatible(color, normalize_label(n.prop("color")))
                   and (not self.config.attribute_veto or attributes_compatible(
                       {k: v.value for k, v in n.properties.items()}, node))]

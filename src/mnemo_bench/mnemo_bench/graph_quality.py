@@ -58,7 +58,7 @@ def measure(scenario: Any, every: int = 1, min_sightings: int = 3, seed: Optiona
     from mnemo_scene_graph.graph import SceneGraph
     from mnemo_sim.tasks import TaskRunner
 
-    from mnemo_bench.realistic import Perceived, RealisticPerceiver, declare_map_fixtures, integrate
+    from mnemo_bench.realistic import RealisticPerceiver, declare_map_fixtures, integrate
 
     t0 = time.perf_counter()
     runner = TaskRunner(scenario, seed)
@@ -77,7 +77,8 @@ def measure(scenario: Any, every: int = 1, min_sightings: int = 3, seed: Optiona
                     continue
                 frames += 1
                 truth = [d.instance_id for d in perceived.detections]
-                blind = Perceived(perceived.obs, [replace(d, instance_id="") for d in perceived.detections])
+                # The frame's view goes with it: the graph counts what the frame showed empty.
+                blind = replace(perceived, detections=[replace(d, instance_id="") for d in perceived.detections])
                 integrate(graph, blind)
                 for oid, d in zip(truth, blind.detections):
                     if oid and d.node_id:

@@ -37,9 +37,9 @@ geometry and colour, as it must with real perception.
 Every change is a GraphEvent applied through one function (`_apply`), so a snapshot plus the
 events after it rebuild exactly the same graph (see persistence.py). Evidence that changes no
 belief by itself ('observed': a sighting; 'missed': a frame that covered a node's place and did
-not see it, see coverage.py) is in the log and on the events topic, not in history(); after
-`stale_after_misses` misses in a row a 'state' event makes the node STALE, its place and
-last_seen kept.
+not see it, see coverage.py) is in the log, not in history(), and on the node's events topic only
+on request; after `stale_after_misses` misses in a row a 'state' event makes the node STALE, its
+place and last_seen kept.
 """
 from __future__ import annotations
 

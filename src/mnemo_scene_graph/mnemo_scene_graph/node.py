@@ -3,7 +3,8 @@
 Subscribes  names.OBSERVATIONS (Observation; oracle sightings) and/or names.DETECTIONS (DetectionArray;
             perception), chosen by `input_mode`; with `perception` honest, detections only.
 Publishes   names.SCENE_GRAPH (SceneGraph, latched), names.SCENE_GRAPH_MARKERS (MarkerArray, latched),
-            names.SCENE_GRAPH_EVENTS (GraphEvent, one per change; 'observed' ones only on request);
+            names.SCENE_GRAPH_EVENTS (GraphEvent, one per change; the evidence ones, 'observed' and
+            'missed', only on request);
             honest: names.OBSERVATIONS, one per frame of detections, its sightings named, supported and
             placed as the graph resolved them (``sightings.integrate_frame``), for memory and keyframes.
 Map         `map_file` (a household-scenario file): its furniture (ids, classes, footprints, whether it
@@ -46,7 +47,7 @@ from mnemo_scene_graph.conversions import (
     event_to_msg, graph_to_msg, markers_to_msg, node_to_msg, properties_from_msgs, query_from_request,
 )
 from mnemo_scene_graph.geometry import frustum_visible_fn
-from mnemo_scene_graph.graph import GraphConfig, GraphEvent, IntegrationResult, SceneGraph
+from mnemo_scene_graph.graph import EVIDENCE_KINDS, GraphConfig, GraphEvent, IntegrationResult, SceneGraph
 from mnemo_scene_graph.mirror import GraphMirror
 from mnemo_scene_graph.persistence import GraphStore
 from mnemo_scene_graph.sightings import named_observation
@@ -119,7 +120,8 @@ DESCRIPTIONS = {
     "publish_cpu_share": "largest share of the time the whole-graph publication may take: a graph too large to "
                          "publish every publish_period is published less often",
     "snapshot_every": "events between two snapshots (the log is flushed after every message)",
-    "publish_observed_events": "also publish the per-sighting 'observed' events",
+    "publish_observed_events": "also publish the evidence events: 'observed' (one per sighting) and 'missed' "
+                               "(one per node a frame looked at and did not see)",
     "frame_id": "frame of the graph and markers",
     "marker_object_scale": "smallest sphere diameter of an object marker (m)",
     "marker_text_height": "height of the label markers (m)",
@@ -255,7 +257,7 @@ class SceneGraphNode(Node):
         self.store.flush()
         events, self._unlogged = self._unlogged, []
         for event in events:
-            if event.kind != "observed" or self.config.publish_observed_events:
+            if event.kind not in EVIDENCE_KINDS or self.config.publish_observed_events:
                 self.event_pub.publish(event_to_msg(event))
         self.read_mirror.add(events)
         self.publish_mirror.add(events)

@@ -288,3 +288,27 @@ def test_reads_and_events_carry_only_logged_changes(harness):
     h.stop()
     h.start()
     assert node_ids(h) == ["mug_1", "table_1"]
+
+
+def test_evidence_events_stay_off_the_topic_unless_asked(harness):
+    """'missed' is evidence like 'observed' (one per node a frame looked at and did not see): in
+    the log, on the topic only with publish_observed_events; the stale belief it leads to is published."""
+    from pathlib import Path
+
+    from mnemo_scene_graph.persistence import EVENTS, read_events
+
+    h = harness
+    looking_along_x = Pose3D((0.0, 0.0, 0.8), (-0.5, 0.5, -0.5, 0.5))  # optical z = map +x
+
+    def frame(stamp, sightings):
+        return observation_to_msg(Observation(stamp=stamp, robot_pose=Pose2D(0.0, 0.0), camera_pose=looking_along_x,
+                                              room="kitchen", sightings=sightings))
+
+    h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
+    h.obs_pub.publish(frame(100.0, [Sighting("mug", (2.0, 0.0, 0.8), object_id="mug_9")]))
+    assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=15.0)
+    h.obs_pub.publish(frame(101.0, []))  # the same view, the mug gone
+    assert h.spin_until(lambda: any(e.node_id == "mug_1" and e.kind == "state" and "stale" in e.new_value
+                                    for e in h.events), timeout=15.0)
+    assert [e.kind for e in read_events(Path(h.node.store.dir) / EVENTS) if e.node_id == "mug_1"].count("missed") == 1
+    assert not any(e.kind in ("missed", "observed") for e in h.events)

@@ -47,6 +47,7 @@ import copy
 import math
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from typing import Any, Callable, Iterable, Optional
 
 import networkx as nx
@@ -883,13 +884,14 @@ class SceneGraph:
         interaction history) at the newer location, and retire the newer one."""
         color = normalize_label(node.prop("color"))
         same_label = (self._node(i) for i in self._by_label.get((KIND_OBJECT, node.norm_label), ()))
-        others = [n for n in same_label if n.id != node.id and n.first_seen > node.last_seen
+        others = (n for n in same_label if n.id != node.id and n.first_seen > node.last_seen
                   and colors_compatible(color, normalize_label(n.prop("color")))
                   and (not self.config.attribute_veto or attributes_compatible(
-                      {k: v.value for k, v in n.properties.items()}, node))]
-        if len(others) != 1:
+                      {k: v.value for k, v in n.properties.items()}, node)))
+        first_two = list(islice(others, 2))  # a second look-alike already makes it ambiguous
+        if len(first_two) != 1:
             return ""
-        other = others[0]
+        other = first_two[0]
         new = Location(other.position, other.parent, other.relation, other.room, other.located_since, other.last_seen)
         self._emit(stamp, node.id, "location", "location", old=node.location().to_dict(), new=new.to_dict())
         self._emit(stamp, node.id, "observed", new={

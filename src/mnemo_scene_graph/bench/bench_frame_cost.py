@@ -4,7 +4,8 @@
 
 A synthetic home of N objects at fixed places (uniform over 20 x 10 m at table height, four rooms
 of 10 x 5 m, labels and colours drawn from small vocabularies, as scripts/bench_load.py --objects
-places them) is put into a SceneGraph without visibility. Then the same seeded frames are timed:
+places them; with --fixtures, tables from the map as well, on which the objects over them stand) is
+put into a SceneGraph without visibility. Then the same seeded frames are timed:
 a camera at a random place and heading, 1.2 m up, tilted down; its detections are the three objects
 in its frustum nearest to it, with 2 cm of noise. Each frame is integrated twice over, on two
 graphs built alike:
@@ -86,8 +87,13 @@ def frames(things, count: int, seed: int) -> list[tuple[float, Pose3D, str, list
     return out
 
 
-def build(things) -> SceneGraph:
+def build(things, fixtures: int = 0) -> SceneGraph:
     graph = SceneGraph()
+    columns = max(1, math.ceil(math.sqrt(2 * fixtures)))
+    for k in range(fixtures):  # tables of 1 x 0.6 m, 0.75 m high, on a grid over the home
+        x, y = (k % columns + 0.5) * 20.0 / columns, (k // columns + 0.5) * 10.0 / math.ceil(fixtures / columns)
+        graph.add_fixture(f"table_{k}", "table", (x, y, 0.375), (x - 0.5, y - 0.3, 0.0), (x + 0.5, y + 0.3, 0.75),
+                          room=room_of(x, y))
     for start in range(0, len(things), 50):
         batch = things[start:start + 50]
         for room in sorted({room_of(at[0], at[1]) for _, _, at in batch}):
@@ -103,8 +109,8 @@ def digest_of(events) -> str:
     return h.hexdigest()[:12]
 
 
-def timed(things, frame_list, mode: str) -> dict:
-    graph = build(things)
+def timed(things, frame_list, mode: str, fixtures: int = 0) -> dict:
+    graph = build(things, fixtures)
     nodes = len(graph.nodes(kind="object"))
     events = []
     graph.add_listener(events.append)
@@ -133,6 +139,7 @@ def main(argv=None) -> int:
     parser.add_argument("--nodes", type=int, nargs="+", default=[1000, 2000, 4000], help="objects in the home")
     parser.add_argument("--frames", type=int, default=100, help="timed frames per size and mode")
     parser.add_argument("--modes", nargs="+", default=["pose", "view"], choices=["pose", "view"])
+    parser.add_argument("--fixtures", type=int, default=0, help="tables the objects may stand on (map fixtures)")
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args(argv)
     print(f"mnemo_scene_graph from {graph_module.__file__}")
@@ -148,7 +155,7 @@ def main(argv=None) -> int:
                 except ImportError:
                     print(f"{mode:<5} {n:>7} (no coverage.py in this version)")
                     continue
-            r = timed(things, frame_list, mode)
+            r = timed(things, frame_list, mode, args.fixtures)
             print(f"{mode:<5} {n:>7} {r['nodes']:>6} {len(frame_list):>6} {r['mean']:>8.2f} {r['p50']:>7.2f} "
                   f"{r['max']:>7.2f} {r['kinds']['missed']:>6} {r['kinds']['state']:>5} {r['digest']:>12}", flush=True)
     return 0

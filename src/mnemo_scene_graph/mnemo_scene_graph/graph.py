@@ -309,6 +309,7 @@ class SceneGraph:
         self._history: dict[str, list[GraphEvent]] = defaultdict(list)
         self._listeners: list[Callable[[GraphEvent], None]] = []
         self._mapped: set[str] = set()  # fixtures declared from the map: their geometry is the map's
+        self._fixtures: Optional[list[GraphNode]] = None  # nodes(kind=fixture), kept until a fixture comes or goes
 
     # -- events --------------------------------------------------------------------------
     def add_listener(self, fn: Callable[[GraphEvent], None]) -> None:
@@ -396,6 +397,8 @@ class SceneGraph:
 
     # -- graph structure -----------------------------------------------------------------
     def _add_node(self, node: GraphNode) -> None:
+        if node.kind == KIND_FIXTURE or "node" in self.graph.nodes.get(node.id, {}):
+            self._fixtures = None
         self.graph.add_node(node.id, node=node)
         self._by_label[(node.kind, node.norm_label)].add(node.id)
         slug, _, suffix = node.id.rpartition("_")
@@ -407,6 +410,8 @@ class SceneGraph:
         node = self._node(node_id)
         self._by_label[(node.kind, node.norm_label)].discard(node_id)
         self.graph.remove_node(node_id)
+        if node.kind == KIND_FIXTURE:
+            self._fixtures = None
         self.aliases[node_id] = into
         for old, target in list(self.aliases.items()):
             if target == node_id:
@@ -800,7 +805,9 @@ class SceneGraph:
         if item.support:
             return self.resolve(item.support), item.relation or "on"
         best, best_key = ("", ""), None
-        for fixture in self.nodes(kind=KIND_FIXTURE):
+        if self._fixtures is None:  # every object sighting asks; scanning every node each time grew with the graph
+            self._fixtures = self.nodes(kind=KIND_FIXTURE)
+        for fixture in self._fixtures:
             if fixture.id == exclude:
                 continue
             relation = support_relation(item.position, fixture.box_min, fixture.box_max)

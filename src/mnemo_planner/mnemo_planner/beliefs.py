@@ -221,6 +221,11 @@ class Beliefs:
             return f.label
         return re.sub(r"[_\s]+\d+$", "", fid).replace("_", " ")
 
+    def room_label(self, fid: str) -> str:
+        """The words of the fixture's room ("" unknown): its name without a trailing number."""
+        f = self.fixtures.get(fid)
+        return re.sub(r"[_\s]+\d+$", "", f.room).replace("_", " ") if f is not None and f.room else ""
+
     def value_words(self) -> frozenset:
         """Every word of every attribute value seen on a thing (owners aside), singular; kept until
         the next intake."""

@@ -17,6 +17,7 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
 from mnemo_planner.request import RECALL, STOPWORDS, Request, content_words
+from mnemo_planner.slips import one_edit
 from mnemo_planner.naming import HEAD, MODIFIER, SIBLING, known_compound, lexical, other_compound, related
 from mnemo_planner.wording import compound, norm, respell, run_on
 
@@ -28,9 +29,10 @@ PLACE = 0.6  # ... a fixture or room of the home: a place phrase names one of fe
 PLACE_TIE = 0.03  # fit wins from a lower similarity, with every place as good within this margin
 VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
-DESCRIBES = 0.45  # ... at which words describe some known thing (else the need may lie in another sentence)
+DESCRIBES = 0.45  # ... at which words describe some known thing (else they state a need)
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
 COMPATIBLE = 0.7  # ... unless the words together stay this close to the label
+SLIP = 0.5  # a word no thing of its kind bears, one slip from a word this one bears
 OWNED = 0.05  # a tie-break against a thing that is someone's, when the request names no owner
 
 
@@ -192,7 +194,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                 # stand in another room), so every fixture so named, nearest whole name first
                 fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top]
                 rest, chosen_rooms = words, []
-            color = [w for w in rest if w not in fm[0].span.split()]
+            color = [w for w in rest if w not in {x for lab in top for x in norm(lab).split()}]
             if len(fixtures) > 1 and color:  # "the mauve crate": a fixture's own attribute words
                 def own(fid: str) -> str:
                     f = beliefs.fixtures[fid]
@@ -207,8 +209,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
 
 
 def _describes_nothing(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> bool:
-    """Whether the words come near nothing the home has ("whatever does the trick"): then the need is
-    in the other sentence ("the dax is stuck")."""
+    """Whether the words come near nothing the home has ("whatever does the trick"): a need, not a name."""
     labels = beliefs.labels()
     return not words or not labels or float(sim.matrix([" ".join(words)], [f"a {norm(x)}" for x in labels]).max()) < DESCRIBES
 
@@ -242,6 +243,29 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 
+def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Request,
+               place: tuple[list[str], list[str]]) -> list[LabelMatch]:
+    """"Of the daxes, which stood on the plinth, the mauve one or the teal one?" asked by a name that names
+    no label: the question says that things of its kind bear the options; of the kinds whose things bear
+    every option, those seen at the place then come first, then the one nearest the words."""
+    since, until = req.window if req.window is not None else (float("-inf"), float("inf"))
+    fixtures, rooms = place
+    borne: dict[str, set[str]] = {}
+    there: set[str] = set()
+    for e in beliefs.entities.values():
+        mine = {o for o in req.options if all(word_in_values(sim, w, _values(e)) for w in norm(o).split())}
+        if mine:
+            borne.setdefault(e.label, set()).update(mine)
+            if any(s.support in fixtures or (not fixtures and s.room in rooms) for s in e.within(since, until)):
+                there.add(e.label)
+    kinds = [lab for lab, opts in borne.items() if len(opts) == len(set(req.options))]
+    if not kinds or not words:
+        return []
+    near = sim.matrix([" ".join(words)], [norm(lab) for lab in kinds])[0]
+    best = max(zip(kinds, near), key=lambda x: (x[0] in there, float(x[1])))
+    return [LabelMatch(best[0], PROBABLE, "")]
+
+
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
     # slips mended against the names and attribute words known, for every use of the words below
@@ -272,6 +296,8 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     if not keep and (req.named or req.intent == "recall"):  # (a need names no thing: "something to ...")
         keep = by_value(sim, beliefs, content_words(req.named) if req.named and req.intent != "recall" else words,
                         req.text)
+    if not keep and req.options:
+        keep = by_options(sim, beliefs, words, req, place)
     if keep:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}
@@ -308,10 +334,11 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         if not g.scope and scope_rooms:
             g.scope = [fid for fid, f in beliefs.fixtures.items() if f.room in scope_rooms]
     if not g.labels:
-        # a need stated in a sentence of its own ("the dax wobbles; fetch whichever suits"): that sentence too
-        context = content_words(req.context) if req.context and not req.named and req.intent != RECALL \
-            and _describes_nothing(sim, beliefs, list(req.words)) else []
-        g.need = " ".join([*context, *req.words]) or req.phrase
+        # a need ("the dax wobbles; fetch whichever suits") is weighed as the whole request puts it (the
+        # embedding model reads a situation from sentences better than from their content words); words
+        # that describe a known thing ("the blick adapter was on the plinth, find it") are that thing
+        need = not req.named and req.intent != RECALL and _describes_nothing(sim, beliefs, list(req.words))
+        g.need = req.text if need else " ".join(req.words) or req.phrase
         g.named = req.named
     return g
 
@@ -348,6 +375,8 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
             score -= 2.0  # the word tells instances apart, and names another one
         elif singular(w) in vocabulary and w not in g.qualifiers:
             score -= 1.0  # a word this home uses for attributes, which this thing does not show
+        elif len(w) >= 4 and any(one_edit(w, x) for v in values for x in v.split()):
+            score += SLIP  # a slip of a word it bears, itself a word of the language ("the pine gizmo" of a pink one)
     for w in g.adjacent:  # "a fluted gizmo" is not the widget gizmo, whatever else they share
         if w not in g.modifiers or not word_in_values(sim, w, values + [norm(e.attributes.get("owner", ""))]):
             score -= ADJACENT

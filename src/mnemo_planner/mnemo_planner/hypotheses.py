@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity
-from mnemo_planner.grounding import NEED, Grounding, Similarity, describe_fit, norm
+from mnemo_planner.grounding import NEED, UNRELATED, Grounding, Similarity, describe_fit, norm
 
 CONTAINER_PROTOTYPE = "a closed storage unit with a door or a drawer"
 SURFACE_PROTOTYPE = "an open flat surface to put things on"
@@ -62,7 +62,7 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
     ents = list(beliefs.entities.values())
     prev_key = (previous or {}).get("target", "")
     prev_label = (previous or {}).get("label", "")
-    if req.pronoun and not g.labels and prev_key:
+    if req.pronoun and not g.labels and prev_key and (req.match or not req.other):  # ("another of it": not it)
         e = beliefs.entities.get(prev_key)
         if e is not None and req.match:  # "one like it": the previous thing is the reference
             g.reference, g.labels, g.label_scores = e, [e.label], {e.label: 1.0}
@@ -144,7 +144,9 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
         scored = [(f, e) for f, e in scored if f > 0.0]
     else:
         words = g.named or g.need
-        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands) if s >= NEED] if words else []
+        # a thing asked for by a name settles only for a label nearer that name than unrelated words come
+        least = UNRELATED if g.named else NEED
+        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands) if s > least] if words else []
     return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 
@@ -173,6 +175,14 @@ LOOKED_MARGIN = 1800.0  # s: ... that much later
 HUB = 0.3  # weight of "many different things were seen here" (where things get put down)
 
 
+def keeps(sim: Similarity, beliefs: Beliefs, fid: str) -> str:
+    """The place as what it keeps, for the embedding model to weigh a thing against: the fixture with its
+    room ("something kept in a dax in the den") places things better than the fixture's name alone."""
+    room = beliefs.room_label(fid)
+    return f"something kept {'in' if is_container(sim, beliefs, fid) else 'on'} a {beliefs.fixture_label(fid)}" + \
+        (f" in the {room}" if room else "")
+
+
 def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, skip: set[str], here: Optional[tuple],
                   last_seen: Optional[float], scope: Sequence[str] = ()) -> list[Place]:
     """Unexplored fixtures by plausibility, the scope first of all. A surface the camera has looked at
@@ -181,8 +191,7 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
     fids = [fid for fid in beliefs.fixtures if fid not in skip]
     if not fids:
         return []
-    labels = [f"a {beliefs.fixture_label(fid)}" for fid in fids]
-    plaus = sim.matrix([f"a {thing}"], labels)[0] if thing else [0.0] * len(fids)
+    plaus = sim.matrix([f"a {thing}"], [keeps(sim, beliefs, fid) for fid in fids])[0] if thing else [0.0] * len(fids)
     plaus = [max(float(p), k) for p, k in zip(plaus, kindred(sim, beliefs, thing, fids))]
     out = []
     hubs: dict[str, int] = {}
@@ -201,8 +210,8 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
             score += HUB * hubs.get(fid, 0) / top
         if g.fixtures and fid in g.fixtures:
             score += 1.0
-        if g.rooms and f.room in g.rooms:
-            score += 0.5
+        if g.rooms and f.room in g.rooms and not (g.fixtures and g.place_spent):
+            score += 0.5  # (a room that only said which fixture was meant says nothing once it is searched)
         if here is not None and f.position:
             score -= 0.02 * math.dist(here[:2], tuple(f.position)[:2])
         out.append(Place(fid, "", "plausible, not searched yet", score))

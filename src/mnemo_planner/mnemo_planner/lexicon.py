@@ -18,6 +18,7 @@ from mnemo_planner.words import singular
 DEFAULT_ROOT = "/usr/share/wordnet"
 ENV = "MNEMO_WORDNET"  # a directory holding index.noun, data.noun and noun.exc; "" turns the lexicon off
 PHYSICAL = {"06", "13", "17", "20", "27"}  # noun.artifact, noun.food, noun.object, noun.plant, noun.substance
+TIME = "28"  # noun.time
 HYPERNYM = ("@", "@i")
 INFLECTIONS = ("s", "es", "d", "ed", "ing")  # regular endings of nouns and verbs
 NOT_HEAD_FINAL = {"of", "and", "or", "with", "for", "in", "on", "to"}  # ("a box of gizmos" is a box)
@@ -114,6 +115,16 @@ class Lexicon:
         w = verb.lower()
         stems = {w, self._verb_forms.get(w, w)} | _stems(w, INFLECTIONS, 1)
         return any(f"{x}_{particle.lower()}" in verbs for x in stems)
+
+    def noun(self, word: str) -> bool:
+        """Whether the word (or its singular) is a noun of the database."""
+        w = word.lower()
+        return any(f in self._index for f in (w, singular(w)))
+
+    def of_time(self, word: str) -> bool:
+        """Whether some sense of the noun is a span of time (the database's noun.time)."""
+        w = word.lower()
+        return any(self._synset(o)[0] == TIME for f in (w, singular(w)) for o in self._index.get(f, ()))
 
     def noun_only(self, word: str) -> bool:
         """A noun that is no adjective: before another noun, it makes a compound with it (a "plinth

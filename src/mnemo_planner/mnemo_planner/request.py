@@ -75,17 +75,29 @@ def _clean(text: str) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    words = re.findall(r"[a-z0-9][a-z0-9'\-]*", text.lower())
+    words = [w.strip("'") for w in re.findall(r"[a-z0-9][a-z0-9'\-]*", text.lower())]
     out = []
-    for w in words:
-        w = w.strip("'")
+    for i, w in enumerate(words):
         if w.endswith("'s"):
             w = w[:-2]
-        if w and w not in STOPWORDS and len(w) > 1:
+        if w and (w not in STOPWORDS or noun_use(words, i)) and len(w) > 1:
             out.append(w)
     return out
 
 
+DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those",
+               "some", "any", "every", "each"}
+
+
+def noun_use(words: list[str], i: int) -> bool:
+    """Whether the function word ``words[i]`` is a noun here: a measure of a thing ("the big dax of
+    gizmos"), after a determiner or a qualifier and before "of" and a content word (an auxiliary or a
+    quantifier never stands there: "one of the ...", "can you ..."), where the lexicon knows a thing by
+    that name."""
+    if not 0 < i < len(words) - 2 or words[i + 1] != "of" or words[i + 2] in STOPWORDS:
+        return False
+    before = words[i - 1]
+    return (before in DETERMINERS or before not in STOPWORDS) and bool(lexicon().senses(words[i]))
 
 
 # Irregular past participles that may follow the thing wanted ("the gizmo brought up", "it taken away").
@@ -191,6 +203,23 @@ def _is_question(sentence: str) -> bool:
         not re.search(r"\b(?:can|could|would|will) you\b|\bhelp\b|\bideas?\b", s)
 
 
+# "..., whenever you find the leisure?": a clause of time that offers the robot leisure, no time of the thing
+_LEISURE = re.compile(r"[,;]?\s*\b(?:when|whenever|once|if)\s+(?:you|you've|you're)\s+(?:(?:have|get|got|find)\s+"
+                      r"(?:a|an|the|some|any)?\s*(?P<noun>[a-z]+)\b|can(?=\s*[,.!?;]|\s*$))")
+
+
+def _courtesy_of_time(s: str) -> str:
+    """``s`` without clauses that give the robot leisure: the time they name is its own, a span of time
+    or another noun of no thing ("once you have the dax" names the dax, "when you have seen it" is no
+    leisure)."""
+    def drop(m: re.Match) -> str:
+        noun = m.group("noun")
+        lex = lexicon()
+        leisure = not noun or (lex.noun(noun) and (lex.of_time(noun) or not lex.senses(noun)))
+        return " " if leisure else m.group(0)
+    return _LEISURE.sub(drop, s)
+
+
 def _take(pattern: str, s: str) -> tuple[Optional[re.Match], str]:
     m = re.search(pattern, s)
     if not m:
@@ -228,6 +257,11 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     told = _told(s)
     if told >= 0 and not _ACT.search(s):
         s = " " + s[told:]  # "be a dear and tell me where ...": the question is what follows
+    s = _courtesy_of_time(s)
+    # "not the gizmo on the plinth, rather another identical to that": the thing named is what to match
+    s = re.sub(r"\bnot\s+(?P<np>(?:the|that|this|my|our|your)\s+[^,;!?]+?)(?:\s+itself)?\s*,?\s*but\s+(?:rather\s+)?"
+               r"(?P<m>(?:one|another(?:\s+one)?|a second(?:\s+one)?)\s+(?:exactly\s+|just\s+)?"
+               r"(?:like|the same as|identical to)\s+)(?:it|that)\b", r"\g<m>\g<np>", s)
     window, time_words = calendar.window(s, now)
     if time_words:
         s = s.replace(time_words, " ")
@@ -305,6 +339,11 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         if intent == RECALL and kind != COUNT else None  # ("how many gizmos does the den hold")
     if m:  # "where have you glimpsed the gizmo, at your leisure": the thing is the noun phrase, not the verb
         words = content_words(noun_phrase(m.group(1))) or words
+    company = re.search(r"\b(?:with|alongside)\s+(?:the|a|an|my|our|your|his|her|their)\s+([a-z][\w\- ]*)", s) \
+        if m and kind == WITH and not place else None
+    if company and m.start() < company.start() and content_words(noun_phrase(company.group(1))):
+        # "what shared the plinth with the gizmo": the thing is the company, the other noun phrase where
+        relation, place, words = "at", noun_phrase(m.group(1)), content_words(noun_phrase(company.group(1)))
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
@@ -317,7 +356,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
             named = phrase
     it = re.search(r"\b(?:it|them|that one|this one)\b", s)
     # ("the gizmo was on the plinth, can you find it?": the pronoun refers to the noun phrase before it)
-    named_before = bool(it) and bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)[a-z]", s[:it.start()]))
+    named_before = bool(it) and bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their|some|any)\s+(?!one\b|of\b)[a-z]",
+                                                s[:it.start()]))
     # the object of a verb of fetching ("pick it up and bring it here, much obliged"): the words around
     # it are courtesy, or where to bring it
     object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
@@ -335,8 +375,11 @@ def noun_phrase(text: str) -> str:
     """The words that open ``text`` up to the first function word ("a box of gizmos" is one phrase) or a
     participle after them ("the gizmo carried in")."""
     out: list[str] = []
-    for w in text.split():
-        if (w in STOPWORDS and not (w == "of" and out)) or (out and w in PARTICIPLES):
+    words = text.split()
+    for i, w in enumerate(words):
+        # (the phrase opens after its determiner: "[the] dax of gizmos")
+        if (w in STOPWORDS and not (w == "of" and out) and not noun_use(["the", *words], i + 1)) \
+                or (out and w in PARTICIPLES):
             break
         out.append(w)
     while out and out[-1] == "of":

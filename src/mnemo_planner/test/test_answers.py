@@ -70,3 +70,28 @@ def test_an_option_spelt_with_a_slip_is_answered_with_the_value_as_memory_holds_
     b = _home()
     a = _answer(sim, b, "Which gizmo was on the crate all week, the fluuted one or the quorvo one?")
     assert "fluted" in a and "fluuted" not in a, a
+
+
+def test_options_tell_the_kind_asked_about_when_its_name_names_no_label(sim):
+    b = _home()
+    b.add_nodes([_node("d1", "blick", [(0.0, NOW, "plinth_1")], color="ochre"),
+                 _node("d2", "blick", [(0.0, NOW, "crate_1")], color="vermilion")])
+    # "snorkums" names nothing the home has; only blicks come in both colours asked about
+    a = _answer(sim, b, "Of the snorkums, which stood on the plinth, the ochre one or the vermilion one?")
+    assert "ochre" in a and "vermilion" not in a, a
+
+
+def test_company_named_after_with_is_the_thing_and_the_other_noun_phrase_the_place(sim):
+    b = _home()
+    req = rq.parse("What shared the plinth with the widget, whenever you find the leisure?", NOW)
+    assert req.kind == rq.WITH and req.words == ("widget",) and req.place == "plinth", req
+    a = _answer(sim, b, "What shared the plinth with the widget, whenever you find the leisure?")
+    assert "gizmo" in a, a
+
+
+def test_another_of_it_is_another_of_the_kind_fetched_before(sim):
+    b = _home()
+    req = rq.parse("Grab another of it.", NOW)
+    g = ground(sim, b, req)
+    ranked = [e.key for _, e in rank_entities(sim, b, req, g, {"target": "g1", "label": "gizmo"})]
+    assert ranked == ["g2"], ranked

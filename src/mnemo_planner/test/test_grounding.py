@@ -224,3 +224,20 @@ def test_a_word_of_the_language_before_another_noun_qualifies_that_noun_not_its_
     g = ground(sim, b, rq.parse("Bring me the burlap anvil.", NOW))
     assert g.labels == [] and g.named == "burlap anvil"
     assert ground(sim, b, rq.parse("Bring me the Zenthra anvil.", NOW)).labels == ["blicket"]  # a brand names it
+
+
+def test_a_fixture_is_told_from_its_namesakes_by_its_own_attribute_said_inside_its_name(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("side_1", "side table", color="mauve"), _fixture("side_2", "side table", color="teal"),
+                 _fixture("bench_1", "work table")])
+    fixtures, _ = ground_place(sim, b, "the teal dax table")
+    assert fixtures == ["side_2"], fixtures
+
+
+def test_a_word_of_the_language_one_slip_from_what_one_instance_bears_points_at_it(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("shelf_1", "shelf"), _node("g1", "gizmo", "shelf_1", finish="bright"),
+                 _node("g2", "gizmo", "shelf_1", finish="paisley")])
+    req = rq.parse("Fetch the bight gizmo.", NOW)  # (a word of the language, so no slip to mend as such)
+    g = ground(sim, b, req)
+    assert fit_of(sim, b, req, g, b.entities["g1"]) > fit_of(sim, b, req, g, b.entities["g2"])

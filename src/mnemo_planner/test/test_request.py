@@ -260,3 +260,30 @@ def test_a_question_by_inversion_with_you_and_a_slip_where_a_question_word_is_du
         assert rq.parse(text, NOW).intent == rq.FETCH, text
     # "let me know that ...": a clause, no question word slipped
     assert rq.parse("I want the dax, let me know that you have it.", NOW).intent == rq.FETCH
+
+
+def test_a_function_word_used_as_a_measure_of_a_thing_is_part_of_its_name():
+    r = rq.parse("Fetch the mauve can of dax, please.", 0.0)
+    assert "can" in r.words and r.named == "mauve can of dax", r
+    # as an auxiliary it stays a function word
+    assert "can" not in rq.parse("Can you carry the dax over?", 0.0).words
+    assert rq.parse("Bring me one of the daxes.", 0.0).words == ("daxes",)
+
+
+def test_a_clause_that_offers_leisure_is_no_time_of_the_question():
+    r = rq.parse("Where was the dax last, when you find the leisure?", 0.0)
+    assert r.kind == rq.WHERE and r.window is None and r.words == ("dax",), r
+    # a clause of time with a thing in it still dates the question
+    assert rq.parse("Where was the dax when you got the blick?", 0.0).kind == rq.WHEN
+    assert rq.parse("Where was the dax when you have seen the blick?", 0.0).kind == rq.WHEN  # (a verb)
+    assert rq.parse("Where was the dax, once you have a second?", 0.0).kind == rq.WHERE  # (a span of time)
+
+
+def test_things_named_before_a_pronoun_are_what_it_refers_to():
+    assert not rq.parse("Could you find some daxes and carry it here?", 0.0).pronoun
+    assert rq.parse("Carry it over here.", 0.0).pronoun
+
+
+def test_the_thing_declined_before_one_like_it_is_the_reference_of_the_match():
+    r = rq.parse("Not the teal dax on the plinth, but another identical to that.", 0.0)
+    assert r.match and not r.excluded and "dax" in r.words and r.place == "plinth", r

@@ -17,7 +17,7 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.words import singular
 from mnemo_planner.request import RECALL, STOPWORDS, Request, content_words
-from mnemo_planner.slips import one_edit
+from mnemo_planner.values import slip_of, values_of, word_in_values
 from mnemo_planner.naming import HEAD, MODIFIER, SIBLING, known_compound, lexical, other_compound, related
 from mnemo_planner.wording import compound, norm, respell, run_on
 
@@ -27,7 +27,6 @@ MARGIN = 0.15  # how much nearer than the next label (or than an unrelated word,
 UNRELATED = 0.4  # similarity of words and a label they do not name, as the embedding model sees it
 PLACE = 0.6  # ... a fixture or room of the home: a place phrase names one of few known places, so the best
 PLACE_TIE = 0.03  # fit wins from a lower similarity, with every place as good within this margin
-VALUE = 0.82  # similarity at which a word names an attribute value it does not spell
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
 DESCRIBES = 0.45  # ... at which words describe some known thing (else they state a need)
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
@@ -145,7 +144,8 @@ class Grounding:
     fixtures: list[str] = field(default_factory=list)  # fixture ids the place words name
     rooms: list[str] = field(default_factory=list)
     scope: list[str] = field(default_factory=list)  # fixtures of the search scope
-    need: str = ""  # when no label is named: the words that describe the thing or the need
+    need: str = ""  # when no label is named: the words that describe the thing, or the request stating a need
+    thing: str = ""  # ... and the words alone (what search and memory are asked with)
     named: str = ""  # ... and the thing's own name when the request names one the robot has not seen
     reference: Optional[Entity] = None  # "one like the gizmo on the plinth": that gizmo
     place_spent: bool = False  # the places named were searched in vain: the place rules nothing out
@@ -253,7 +253,7 @@ def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Req
     borne: dict[str, set[str]] = {}
     there: set[str] = set()
     for e in beliefs.entities.values():
-        mine = {o for o in req.options if all(word_in_values(sim, w, _values(e)) for w in norm(o).split())}
+        mine = {o for o in req.options if all(word_in_values(sim, w, values_of(e)) for w in norm(o).split())}
         if mine:
             borne.setdefault(e.label, set()).update(mine)
             if any(s.support in fixtures or (not fixtures and s.room in rooms) for s in e.within(since, until)):
@@ -339,23 +339,17 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         # that describe a known thing ("the blick adapter was on the plinth, find it") are that thing
         need = not req.named and req.intent != RECALL and _describes_nothing(sim, beliefs, list(req.words))
         g.need = req.text if need else " ".join(req.words) or req.phrase
+        g.thing = " ".join(req.words)
         g.named = req.named
     return g
 
 
 # -- how well a known thing fits ------------------------------------------------------------------
 
-def _values(e: Entity) -> list[str]:
-    return [norm(str(v)) for k, v in e.attributes.items() if k != "owner"]
-
-
-def word_in_values(sim: Similarity, word: str, values: Sequence[str]) -> bool:
-    w = singular(word)
-    if any(w == v or w in v.split() for v in values):
-        return True
-    if not values or len(w) < 3:
-        return False
-    return float(sim.matrix([w], list(values)).max()) >= VALUE
+def said_before_name(req: Request, g: Grounding, word: str) -> bool:
+    """Whether the word qualifies the thing's name where an attribute is said: right before it, or inside."""
+    return word in g.qualifiers or bool(g.span) and re.search(
+        rf"\b{re.escape(word)}\s+{re.escape(g.span.split()[0])}\b", req.phrase) is not None
 
 
 def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, siblings: Sequence[Entity],
@@ -364,8 +358,8 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
     means a stated attribute, owner, quoted text or exclusion contradicts it). ``vocabulary``: the words of
     every attribute value seen in the home."""
     score = g.label_scores.get(e.label, 0.0)
-    values = _values(e)
-    sibling_values = [_values(s) for s in siblings if s.key != e.key]
+    values = values_of(e)
+    sibling_values = [values_of(s) for s in siblings if s.key != e.key]
     for w in g.modifiers:
         mine = word_in_values(sim, w, values)
         theirs = any(word_in_values(sim, w, v) for v in sibling_values)
@@ -375,8 +369,8 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
             score -= 2.0  # the word tells instances apart, and names another one
         elif singular(w) in vocabulary and w not in g.qualifiers:
             score -= 1.0  # a word this home uses for attributes, which this thing does not show
-        elif len(w) >= 4 and any(one_edit(w, x) for v in values for x in v.split()):
-            score += SLIP  # a slip of a word it bears, itself a word of the language ("the pine gizmo" of a pink one)
+        elif said_before_name(req, g, w) and slip_of(w, values) and not any(slip_of(w, v) for v in sibling_values):
+            score += SLIP  # a qualifier one slip from a word only it bears ("the pine gizmo" of the pink one)
     for w in g.adjacent:  # "a fluted gizmo" is not the widget gizmo, whatever else they share
         if w not in g.modifiers or not word_in_values(sim, w, values + [norm(e.attributes.get("owner", ""))]):
             score -= ADJACENT

@@ -13,6 +13,7 @@ from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.grounding import NEED, UNRELATED, Grounding, Similarity, describe_fit, norm
 
+SETTLE_MARGIN = 0.1  # how much nearer a name than every other label a label must be to settle for it
 CONTAINER_PROTOTYPE = "a closed storage unit with a door or a drawer"
 SURFACE_PROTOTYPE = "an open flat surface to put things on"
 FIT = 0.6  # least fit of a known thing to be fetched as the one asked for
@@ -144,9 +145,11 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
         scored = [(f, e) for f, e in scored if f > 0.0]
     else:
         words = g.named or g.need
-        # a thing asked for by a name settles only for a label nearer that name than unrelated words come
-        least = UNRELATED if g.named else NEED
-        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands) if s > least] if words else []
+        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands) if s >= NEED] if words else []
+        best = max(scored, key=lambda x: x[0], default=None)
+        runner = max((s for s, e in scored if best is not None and e.label != best[1].label), default=0.0)
+        if g.named and best is not None and best[0] < UNRELATED and best[0] - runner < SETTLE_MARGIN:
+            return None  # a thing asked for by name settles only for a label near that name, or clearly the nearest
     return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 

@@ -212,7 +212,7 @@ class GeneralPolicy:
     def _memory_query(self, t: TaskState) -> Action:
         # the label with the words that may tell its instances apart ("a mauve gizmo"), so that the records
         # of the instance asked for rank first among many of its kind
-        text = " ".join([*t.g.modifiers, *t.g.labels[:1]]) if t.g.labels else t.g.need or t.req.phrase or t.req.text
+        text = " ".join([*t.g.modifiers, *t.g.labels[:1]]) if t.g.labels else t.g.thing or t.g.need or t.req.text
         args: dict[str, Any] = {"text": text, "k": 50}
         if t.req.window is not None:
             args["since"], args["until"] = float(t.req.window[0]), float(t.req.window[1])
@@ -228,7 +228,7 @@ class GeneralPolicy:
             # "check the crates": the places named are searched before what is known elsewhere (a scope
             # carried over from the request before only comes first among places never searched)
             places = [p for p in places if p.fixture in t.g.scope]
-        thing = t.g.labels[0] if t.g.labels else (t.g.named or t.g.need or t.req.phrase)
+        thing = t.g.labels[0] if t.g.labels else (t.g.named or t.g.thing or t.g.need or t.req.phrase)
         last = max((e.last_seen for _, e in t.ranked), default=None)
         skip = t.locked | {p.fixture for p in places}
         places += search_places(self.sim, self.beliefs, thing, t.g, skip, t.here, last, t.g.scope)

@@ -261,7 +261,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     # "not the gizmo on the plinth, rather another identical to that": the thing named is what to match
     s = re.sub(r"\bnot\s+(?P<np>(?:the|that|this|my|our|your)\s+[^,;!?]+?)(?:\s+itself)?\s*,?\s*but\s+(?:rather\s+)?"
                r"(?P<m>(?:one|another(?:\s+one)?|a second(?:\s+one)?)\s+(?:exactly\s+|just\s+)?"
-               r"(?:like|the same as|identical to)\s+)(?:it|that)\b", r"\g<m>\g<np>", s)
+               r"(?:like|the same as|identical to)\s+)(?:it|that)(?=\s*(?:[,.;!?]|$|please\b))", r"\g<m>\g<np>", s)
     window, time_words = calendar.window(s, now)
     if time_words:
         s = s.replace(time_words, " ")
@@ -356,8 +356,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
             named = phrase
     it = re.search(r"\b(?:it|them|that one|this one)\b", s)
     # ("the gizmo was on the plinth, can you find it?": the pronoun refers to the noun phrase before it)
-    named_before = bool(it) and bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their|some|any)\s+(?!one\b|of\b)[a-z]",
-                                                s[:it.start()]))
+    named_before = bool(it) and (bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)[a-z]", s[:it.start()]))
+                                 or any(_names_some(w) for w in re.findall(r"\b(?:some|any)\s+([a-z]+)", s[:it.start()])))
     # the object of a verb of fetching ("pick it up and bring it here, much obliged"): the words around
     # it are courtesy, or where to bring it
     object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
@@ -369,6 +369,12 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                    quoted=quoted, owner=owner, relation=relation, place=place, window=window,
                    time_words=time_words.strip(), habit=habit, excluded=tuple(excluded), options=options,
                    match=match, pronoun=pronoun, other=other, scope=scope, context=context, asks=asks, named=named)
+
+
+def _names_some(word: str) -> bool:
+    """After "some" or "any", whether the word names things ("some daxes ... bring it"), not a quantity or a
+    span of time ("some more", "any left", "some time")."""
+    return word not in STOPWORDS and word != "more" and not lexicon().of_time(word)
 
 
 def noun_phrase(text: str) -> str:

@@ -282,8 +282,14 @@ def test_a_clause_that_offers_leisure_is_no_time_of_the_question():
 def test_things_named_before_a_pronoun_are_what_it_refers_to():
     assert not rq.parse("Could you find some daxes and carry it here?", 0.0).pronoun
     assert rq.parse("Carry it over here.", 0.0).pronoun
+    # a quantity or a span of time after "some"/"any" names nothing: the pronoun is the thing before
+    assert rq.parse("Get some more and carry it over.", 0.0).pronoun
+    assert rq.parse("Take some time and carry it over.", 0.0).pronoun
 
 
 def test_the_thing_declined_before_one_like_it_is_the_reference_of_the_match():
     r = rq.parse("Not the teal dax on the plinth, but another identical to that.", 0.0)
     assert r.match and not r.excluded and "dax" in r.words and r.place == "plinth", r
+    # "that" opening another noun phrase points at another reference: the dax stays declined
+    r = rq.parse("Not the dax, but one identical to that blick.", 0.0)
+    assert r.excluded == ("dax",) and "blick" in r.words and "dax" not in r.words, r

@@ -219,12 +219,12 @@ class Beliefs:
         f = self.fixtures.get(fid)
         if f is not None and f.label:
             return f.label
-        return re.sub(r"[_\s]+\d+$", "", fid).replace("_", " ")
+        return _id_words(fid)
 
     def room_label(self, fid: str) -> str:
-        """The words of the fixture's room ("" unknown): its name without a trailing number."""
+        """The words of the fixture's room ("" unknown)."""
         f = self.fixtures.get(fid)
-        return re.sub(r"[_\s]+\d+$", "", f.room).replace("_", " ") if f is not None and f.room else ""
+        return _id_words(f.room) if f is not None and f.room else ""
 
     def value_words(self) -> frozenset:
         """Every word of every attribute value seen on a thing (owners aside), singular; kept until
@@ -254,3 +254,8 @@ class Beliefs:
                     out.append(other)
                     break
         return out
+
+
+def _id_words(ident: str) -> str:
+    """The words of an id: its name without a trailing number ("wall_shelf_2" -> "wall shelf")."""
+    return re.sub(r"[_\s]+\d+$", "", ident).replace("_", " ")

@@ -253,7 +253,8 @@ def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Req
     borne: dict[str, set[str]] = {}
     there: set[str] = set()
     for e in beliefs.entities.values():
-        mine = {o for o in req.options if all(word_in_values(sim, w, values_of(e)) for w in norm(o).split())}
+        values = values_of(e)
+        mine = {o for o in req.options if all(word_in_values(sim, w, values) for w in norm(o).split())}
         if mine:
             borne.setdefault(e.label, set()).update(mine)
             if any(s.support in fixtures or (not fixtures and s.room in rooms) for s in e.within(since, until)):

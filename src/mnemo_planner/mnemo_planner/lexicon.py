@@ -129,8 +129,7 @@ class Lexicon:
     def noun_only(self, word: str) -> bool:
         """A noun that is no adjective: before another noun, it makes a compound with it (a "plinth
         holder" is no kind of holder to judge by its head alone), where an adjective only qualifies."""
-        w = word.lower()
-        return any(f in self._index for f in (w, singular(w))) and w not in self._adjectives
+        return self.noun(word) and word.lower() not in self._adjectives
 
     def senses(self, phrase: str) -> tuple[int, ...]:
         """Synsets of physical things that the phrase (one or more words) names as a whole."""

@@ -17,11 +17,11 @@ from mnemo_planner.calendar import Calendar
 from mnemo_planner.function_words import STOPWORDS
 from mnemo_planner.idioms import plain
 from mnemo_planner.lexicon import lexicon
-from mnemo_planner.slips import fix_words, one_edit
+from mnemo_planner.questions import (COUNT, OPTIONS, SEEN, WHAT_AT, WHEN, WHERE, WHICH, WITH, asks_to_act,  # noqa: F401
+                                     courtesy_of_time, is_question, mend_told, recall_kind, sentences_of, told_at)
+from mnemo_planner.slips import fix_words
 
 FETCH, LOCATE, RECALL = "fetch", "locate", "recall"
-# recall kinds
-WHERE, WHEN, WITH, WHICH, COUNT, SEEN, WHAT_AT = "where", "when", "with", "which", "count", "seen", "what_at"
 ATTRIBUTE = "attribute"  # "what colour is ...": ``asks`` holds the word for the attribute
 
 PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
@@ -109,117 +109,6 @@ NEGATED = re.compile(r"\b(?:do not|don't|dont|does not|doesn't|did not|didn't|ne
                      r"(?:want|need|like|mean|bring|get|fetch|grab|take)\b")
 
 
-def _sentences(text: str) -> list[str]:
-    parts = [p.strip() for p in re.split(r"(?<=[.!?;])\s+", text) if p.strip()]
-    return parts or [text]
-
-
-_QUESTION = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|quick question|tell me|do you (?:know|remember)|"
-                       r"can you (?:tell me|remember)|could you tell me|any idea|i wonder)[, ]+)*"
-                       r"(where|when|what|which|how many|how much|how long ago|did you|have you|do you|was there|"
-                       r"is there|were there|are there|whereabouts)\b")
-
-
-def _recall_kind(s: str) -> str:
-    """The kind of a question, from its question words and verbs (those of the main clause: "when you
-    saw the gizmo, what was beside it" asks what, not when)."""
-    main = re.sub(r"^\W*(?:when|while|after|as|once)\s+(?:you|i|we)\b[^,?]*,\s*", "", s)
-    if main != s and re.search(r"\b(?:what|which|where|how|who|was|were|did|is|are)\b", main):
-        s = main
-    if re.search(r"\bhow many\b|\bhow much\b|\bnumber of\b|\bcount\b", s):
-        return COUNT
-    if re.search(r"\bwhen\b|\bwhat time\b|\bhow long ago\b|\bwhat day\b", s):
-        return WHEN
-    if re.search(r"\bwhich\b", s) and re.search(r"\bor\b", s):
-        return WHICH
-    if re.search(r"\b(?:what|name|list|which|something|anything|things)\b[^?]*\b(?:next to|beside|with|alongside|else|"
-                 r"near|along with|together|sitting by|stored|kept|around|company)\b", s):
-        return WITH
-    if re.search(r"^\W*(?:\w+\W+){0,3}?(?:did|have) you (?:see|seen|spot|spotted|notice)\b", s) and \
-            not re.search(r"\b(?:where|anywhere|somewhere)\b", s):
-        return SEEN
-    if re.search(r"\bwhat\b", s) and not re.search(r"\bwhere\b", s):
-        return WHAT_AT
-    return WHERE
-
-
-_ASK = re.compile(r"^(?:(?:ok|okay|hey|so|and|robot|please|now)[, ]+)*(?:name|list|tell me|say)\b")
-# "..., tell me what was beside the gizmo": a question put as a request to tell, after any opening
-_TELL = re.compile(r"\b(?:tell|remind) (?:me|us)\b|\blet (?:me|us) know\b")
-_WH_AFTER = re.compile(r"^\s*(?:what|where|which|when|how many|how much|whether|if)\b")
-
-
-QUESTION_WORDS = ("where", "when", "what", "which")
-AUXILIARIES = ("is", "are", "was", "were")  # (a verb that cannot open the clause after "tell me")
-
-
-def _told(s: str) -> int:
-    """Where a question put as a request to tell begins ("..., tell me what ..."), or -1."""
-    tell = _TELL.search(s)
-    return tell.start() if tell and _WH_AFTER.match(s[tell.end():]) else -1
-
-
-def _mend_told(s: str) -> str:
-    """Right after "tell me" a question word or a clause is due: a word there one slip from a question
-    word is that word when it is no word of the language, or a verb that cannot open a clause ("tell me
-    wher ...", "tell me were the dax is"); "tell me that ..." stays."""
-    def mend(m: re.Match) -> str:
-        w = m.group(2)
-        if w in AUXILIARIES or (w not in STOPWORDS and not lexicon().knows(w)):
-            wh = next((x for x in QUESTION_WORDS if one_edit(w, x)), "")
-            if wh:
-                return m.group(1) + wh
-        return m.group(0)
-    return re.sub(rf"((?:{_TELL.pattern})\s+)([a-z]+)\b", mend, s)
-
-
-_ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
-
-
-OPTIONS = re.compile(r"\b(?:the\s+)?([\w' \-]+?)\s+ones?\s+or\s+(?:the\s+)?([\w' \-]+?)\s+ones?\b")
-
-
-def _is_question(sentence: str) -> bool:
-    s = _mend_told(fix_words(sentence.lower().strip()))
-    if s.endswith("?") and OPTIONS.search(s) and not _ACT.search(s):
-        return True  # "... the mauve one or the teal one?"
-    if re.search(r"\b(?:count|tally)\b(?! on\b)", s) and not _ACT.search(s):
-        return True  # "count the gizmos on the plinth for me": a question of how many
-    if _ACT.search(s) and not s.rstrip(" .!").endswith("?"):
-        return False  # "when you have a moment, bring me ...": a request with a clause of time
-    if _QUESTION.match(s) or (_ASK.match(s) and not _ACT.search(s)):
-        return True
-    if _told(s) >= 0:
-        return True
-    # a question of fact asked otherwise ("... was it the red one?"), not a plea for help ("can you help?")
-    if re.search(r"\b(?:where|when|how many|which)\b[^,.;!?]*\?$", s):
-        return True  # "I can't find the gizmos, where are they?": the question closes the sentence
-    if not s.endswith("?") or _ACT.search(s):
-        return False
-    if re.search(r"\b(?:where|when|how many|which|what)\b", s):
-        return True
-    return re.search(r"\b(?:was|is|were|are|did|has|had)\s+(?:it|there|that|they|this)\b|^\W*(?:[\w']+\W+){0,3}?did\s+you\b",
-                     s) is not None and \
-        not re.search(r"\b(?:can|could|would|will) you\b|\bhelp\b|\bideas?\b", s)
-
-
-# "..., whenever you find the leisure?": a clause of time that offers the robot leisure, no time of the thing
-_LEISURE = re.compile(r"[,;]?\s*\b(?:when|whenever|once|if)\s+(?:you|you've|you're)\s+(?:(?:have|get|got|find)\s+"
-                      r"(?:a|an|the|some|any)?\s*(?P<noun>[a-z]+)\b|can(?=\s*[,.!?;]|\s*$))")
-
-
-def _courtesy_of_time(s: str) -> str:
-    """``s`` without clauses that give the robot leisure: the time they name is its own, a span of time
-    or another noun of no thing ("once you have the dax" names the dax, "when you have seen it" is no
-    leisure)."""
-    def drop(m: re.Match) -> str:
-        noun = m.group("noun")
-        lex = lexicon()
-        leisure = not noun or (lex.noun(noun) and (lex.of_time(noun) or not lex.senses(noun)))
-        return " " if leisure else m.group(0)
-    return _LEISURE.sub(drop, s)
-
-
 def _take(pattern: str, s: str) -> tuple[Optional[re.Match], str]:
     m = re.search(pattern, s)
     if not m:
@@ -231,18 +120,18 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     calendar = calendar or Calendar.simulator()
     raw = _clean(text)
     quoted = tuple(m.group(1) for m in QUOTED.finditer(raw))
-    sentences = _sentences(raw)
+    sentences = sentences_of(raw)
     # "the gizmo; I don't want the mauve one": a sentence that declines something only constrains
     declined = [x for x in sentences if NEGATED.search(fix_words(x.lower()))] if len(sentences) > 1 else []
     refused = [w for x in declined for w in content_words(NEGATED.split(fix_words(x.lower()), 1)[-1])]
     sentences = [x for x in sentences if x not in declined] or sentences
     refused = refused if declined and sentences != declined else []
-    questions = [x for x in sentences if _is_question(x)]
+    questions = [x for x in sentences if is_question(x)]
     asking = [x for x in sentences if re.search(r"\b(?:bring|get|fetch|grab|find|give|hand|pass|take|need|want|"
                                                 r"like|look|search|check|locate|retrieve|where|what|which|when|how)\b",
                                                 x.lower())]
     fetching = [x for x in sentences if re.search(r"\b(?:bring|fetch|grab|hand|pass|give|carry|get)\b", x.lower())
-                and not _is_question(x)]
+                and not is_question(x)]
     main = (fetching or questions or asking or sentences)[-1] if len(sentences) > 1 else sentences[0]
     context = " ".join(x for x in sentences if x is not main)
     if context and content_words(context) and not questions and (pronoun_only(fix_words(main.lower()))
@@ -253,11 +142,11 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     if context and not content_words(OPTIONS.sub(" ", fix_words(main.lower()))) and OPTIONS.search(main.lower()):
         # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
         main, context = context.rstrip(".!?;") + "; " + main, ""
-    s = " " + _mend_told(fix_words(QUOTED.sub(" ", main.lower()))) + " "
-    told = _told(s)
-    if told >= 0 and not _ACT.search(s):
+    s = " " + mend_told(fix_words(QUOTED.sub(" ", main.lower()))) + " "
+    told = told_at(s)
+    if told >= 0 and not asks_to_act(s):
         s = " " + s[told:]  # "be a dear and tell me where ...": the question is what follows
-    s = _courtesy_of_time(s)
+    s = courtesy_of_time(s)
     # "not the gizmo on the plinth, rather another identical to that": the thing named is what to match
     s = re.sub(r"\bnot\s+(?P<np>(?:the|that|this|my|our|your)\s+[^,;!?]+?)(?:\s+itself)?\s*,?\s*but\s+(?:rather\s+)?"
                r"(?P<m>(?:one|another(?:\s+one)?|a second(?:\s+one)?)\s+(?:exactly\s+|just\s+)?"
@@ -284,7 +173,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     m = re.search(r"\b([a-z]+)'s\b", s)
     if m and m.group(1) not in ("it", "that", "what", "where", "who", "there", "here", "he", "she", "let", "one"):
         owner = m.group(1)
-    intent, kind = (RECALL, _recall_kind(s.strip())) if _is_question(main) and not re.search(
+    intent, kind = (RECALL, recall_kind(s.strip())) if is_question(main) and not re.search(
         r"^\s*(?:(?!(?:where|when|which|what|how|who)\b)\w+\W+){0,8}?(?:could|can|would|will) you (?:please )?(?:bring|get|fetch|grab|hand|pass|give|find|go)\b", s) \
         else (FETCH, "")
     if intent == RECALL and options and (asks_which or kind in (WHERE, SEEN, WHAT_AT)):

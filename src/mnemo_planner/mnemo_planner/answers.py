@@ -9,7 +9,10 @@ from typing import Optional, Sequence
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity, Sighting
 from mnemo_planner.calendar import Calendar
-from mnemo_planner.grounding import Grounding, Similarity, norm, respell, word_in_values
+from mnemo_planner.grounding import Grounding
+from mnemo_planner.matching import Similarity
+from mnemo_planner.values import word_in_values
+from mnemo_planner.wording import norm, respell
 
 
 def _a(label: str) -> str:

@@ -11,104 +11,26 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
-import numpy as np
-
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
-from mnemo_planner.words import singular
+from mnemo_planner.matching import LabelMatch, Similarity, match_labels
+from mnemo_planner.naming import HEAD, lexical
+from mnemo_planner.places import ground_place
 from mnemo_planner.request import RECALL, STOPWORDS, Request, content_words
 from mnemo_planner.values import slip_of, values_of, word_in_values
-from mnemo_planner.naming import HEAD, MODIFIER, SIBLING, known_compound, lexical, other_compound, related
-from mnemo_planner.wording import compound, norm, respell, run_on
+from mnemo_planner.wording import norm, respell, run_on
+from mnemo_planner.words import singular
 
 NAMED = 0.8  # embedding similarity at which words name a label without sharing a word
 PROBABLE = 0.55  # ... at which they name it when it is clearly the nearest of the home's labels
 MARGIN = 0.15  # how much nearer than the next label (or than an unrelated word, with one label known)
 UNRELATED = 0.4  # similarity of words and a label they do not name, as the embedding model sees it
-PLACE = 0.6  # ... a fixture or room of the home: a place phrase names one of few known places, so the best
-PLACE_TIE = 0.03  # fit wins from a lower similarity, with every place as good within this margin
 NEED = 0.25  # similarity at which a thing may answer a need stated in a sentence
 DESCRIBES = 0.45  # ... at which words describe some known thing (else they state a need)
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
 COMPATIBLE = 0.7  # ... unless the words together stay this close to the label
 SLIP = 0.5  # a word no thing of its kind bears, one slip from a word this one bears
 OWNED = 0.05  # a tie-break against a thing that is someone's, when the request names no owner
-
-
-def spans(words: Sequence[str], longest: int = 4) -> list[str]:
-    out = []
-    for i in range(len(words)):
-        for j in range(i + 1, min(len(words), i + longest) + 1):
-            out.append(" ".join(words[i:j]))
-    return out
-
-
-class Similarity:
-    """Cosine similarity of short texts through the embedding model, cached."""
-
-    def __init__(self, embedder) -> None:
-        self.embedder = embedder
-        self._cache: dict[str, np.ndarray] = {}
-
-    def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            for t, v in zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32)):
-                self._cache[t] = v
-        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1), np.float32)
-
-    def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        if not a or not b:
-            return np.zeros((len(a), len(b)), np.float32)
-        return self.vectors(a) @ self.vectors(b).T
-
-
-@dataclass
-class LabelMatch:
-    label: str
-    score: float
-    span: str
-
-
-def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
-                 noun_phrase: bool = False, text: str = "") -> list[LabelMatch]:
-    """Each label with the best-matching span of ``words`` (spans end in a content word). Of a
-    ``noun_phrase`` (the words after the verb, nothing else), only spans that end at its head, the last
-    word: a "gizmo stand" is judged as a whole, never by its qualifier alone, even when no stand has
-    been seen yet (a participle after the noun, "the gizmo lying there", is no head)."""
-    words = respell(words, labels)
-    cands = [s for s in spans(list(words)) if s.split()[-1] not in STOPWORDS]
-    if noun_phrase and words and not words[-1].endswith(("ing", "ed")):
-        cands = [s for s in cands if s.split()[-1] == words[-1]]
-    labels = [lab for lab in dict.fromkeys(labels) if lab]
-    if not cands or not labels:
-        return []
-    sims = sim.matrix(cands, [norm(lab) for lab in labels])
-    whole = sim.matrix([" ".join(words)], [norm(lab) for lab in labels])[0] if noun_phrase and len(words) > 1 else None
-    # the lexicon judges a span with the nouns before it (a "dax ledge" is not a ledge to judge by its head)
-    with_nouns = {c: compound(list(words), c, text or " ".join(words) if noun_phrase else text) for c in cands}
-    # a span inside a compound the lexicon knows names nothing alone ("the dax stand" is no "stand")
-    inside = {c for c in cands if with_nouns[c] != c and with_nouns[c] in cands and known_compound(with_nouns[c])}
-    # a compound the lexicon knows is another kind of its head than a label it does not relate, where it
-    # relates some other label; else a shared head is the best evidence there is ("the dax bowl")
-    kin = {c: any(related(with_nouns[c], lab) > 0 for lab in labels) for c in cands}
-    out = []
-    for j, lab in enumerate(labels):
-        best = LabelMatch(lab, 0.0, "")
-        for i, c in enumerate(cands):
-            if c in inside:
-                continue
-            lex = lexical(c, lab)
-            if lex == HEAD and kin[c] and other_compound(norm(c).split(), norm(lab).split()):
-                lex = SIBLING  # ("the dax stand", a kind of holder, where a holder is known: not the blick stand)
-            if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
-                lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
-            score = max(lex, float(sims[i, j]))
-            score = max(score, related(with_nouns[c], lab))
-            if score > best.score or (score == best.score and len(c) > len(best.span)):
-                best = LabelMatch(lab, score, c)
-        out.append(best)
-    return sorted(out, key=lambda m: (-m.score, m.label))
 
 
 def named(matches: Sequence[LabelMatch], head: str = "") -> list[LabelMatch]:
@@ -149,63 +71,6 @@ class Grounding:
     named: str = ""  # ... and the thing's own name when the request names one the robot has not seen
     reference: Optional[Entity] = None  # "one like the gizmo on the plinth": that gizmo
     place_spent: bool = False  # the places named were searched in vain: the place rules nothing out
-
-
-def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[str], list[str]]:
-    """Fixture ids and rooms a place phrase names ("the desk in the office", "the kitchen")."""
-    words = content_words(phrase)
-    if not words:
-        return [], []
-    rooms = sorted({f.room for f in beliefs.fixtures.values() if f.room} | {e.room for e in beliefs.entities.values() if e.room})
-    room_names = {r.replace("_", " "): r for r in rooms}
-    labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
-    mended = respell(words, [*room_names, *labels])  # ("the wrok bench": slips against the places' names)
-    for w, m in zip(words, mended):
-        phrase = re.sub(rf"\b{re.escape(w)}\b", m, phrase) if m != w else phrase
-    words = mended
-    rm = [m for m in match_labels(sim, words, list(room_names), text=phrase) if m.score >= PLACE]
-    room_words = set(rm[0].span.split()) if rm else set()
-    tied = [m for m in rm if m.score >= rm[0].score - PLACE_TIE]
-    if len(tied) > 1 and norm(rm[0].span) != norm(rm[0].label):
-        # rooms named alike by a head most of them share ("the gizmo room"): the head and the word before
-        # it decide, judged as a whole (the span that tied may run on into the fixture's words)
-        head = rm[0].span.split()[-1]
-        i = words.index(head) if head in words else 0
-        room_words = set(words[max(i - 1, 0):i + 1])
-        said = " ".join(words[max(i - 1, 0):i + 1])  # (or the lexicon's name for it: a synonym wins the tie)
-        near = np.maximum(sim.matrix([said], [m.label for m in tied])[0], [related(said, m.label) for m in tied])
-        rm = [m for m, v in sorted(zip(tied, near), key=lambda x: -x[1]) if v >= near.max() - PLACE_TIE]
-    fm_all = match_labels(sim, words, labels, text=phrase)
-    if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & room_words:
-        rm, room_words = [], set()  # the words name a fixture better than a room ("the den gizmo stand", not "the den")
-    chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
-    rest = [w for w in words if w not in room_words]
-    fixtures: list[str] = []
-    if rest:
-        fm = fm_all if rest == words else match_labels(sim, rest, labels, text=phrase)
-        if fm and fm[0].score >= PLACE:
-            top = [m.label for m in fm if m.score >= fm[0].score - PLACE_TIE]
-            fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
-                        and (not chosen_rooms or beliefs.fixtures[fid].room in chosen_rooms or not beliefs.fixtures[fid].room)]
-            head = fm[0].span.split()[-1]
-            before = [i for i, w in enumerate(words) if w in room_words and head in words and i < words.index(head)]
-            if not fixtures and chosen_rooms and before:
-                # no such fixture in that room: the room's name qualifies the fixture ("the den table" may
-                # stand in another room), so every fixture so named, nearest whole name first
-                fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top]
-                rest, chosen_rooms = words, []
-            color = [w for w in rest if w not in {x for lab in top for x in norm(lab).split()}]
-            if len(fixtures) > 1 and color:  # "the mauve crate": a fixture's own attribute words
-                def own(fid: str) -> str:
-                    f = beliefs.fixtures[fid]
-                    return norm(" ".join([f.label, *f.attributes.values()]))
-                by_attr = [fid for fid in fixtures if any(w in own(fid).split() for w in color)]
-                fixtures = by_attr or fixtures
-            if len({beliefs.fixture_label(fid) for fid in fixtures}) > 1:
-                # labels alike by their head ("the gizmo table" of several tables): nearest whole name first
-                near = sim.matrix([" ".join(rest)], [norm(beliefs.fixture_label(fid)) for fid in fixtures])[0]
-                fixtures = [fid for _, fid in sorted(zip(-near, fixtures), key=lambda x: x[0])]
-    return fixtures, chosen_rooms
 
 
 def _describes_nothing(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> bool:

@@ -11,7 +11,9 @@ from typing import Optional, Sequence
 
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity
-from mnemo_planner.grounding import NEED, UNRELATED, Grounding, Similarity, describe_fit, norm
+from mnemo_planner.grounding import NEED, UNRELATED, Grounding, describe_fit
+from mnemo_planner.matching import Similarity
+from mnemo_planner.wording import norm
 
 SETTLE_MARGIN = 0.1  # how much nearer a name than every other label a label must be to settle for it
 CONTAINER_PROTOTYPE = "a closed storage unit with a door or a drawer"

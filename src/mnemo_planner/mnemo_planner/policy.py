@@ -20,14 +20,15 @@ from mnemo_planner.answers import Answerer
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.calendar import Calendar
 from mnemo_planner.dialogue import DialogueContext, continues
-from mnemo_planner.grounding import (NAMED, NEED, Grounding, Similarity, describe_fit, ground, match_labels, named,
-                                     run_on)
+from mnemo_planner.grounding import NAMED, NEED, Grounding, describe_fit, ground, named
 from mnemo_planner.hypotheses import (FIT, Place, entity_places, fit_of, is_container, match_fit, need_fit,
                                       rank_entities, search_places, settle_for)
 from mnemo_planner.loop import PolicyInput
+from mnemo_planner.matching import Similarity, match_labels
 from mnemo_planner.outcomes import absorb
 from mnemo_planner.task_state import TaskState
 from mnemo_planner.tools import Action
+from mnemo_planner.wording import run_on
 
 OPEN_TRIES = 2  # attempts on one handle before giving up on it (a lock the analyzer names ends it at once)
 SETTLE_REACH = 3  # the most steps settling waits for (a drive, opening, the grasp): with more left the search

@@ -9,7 +9,8 @@ from mnemo_planner import request as rq
 from mnemo_planner.answers import Answerer
 from mnemo_planner.beliefs import Beliefs
 from mnemo_planner.calendar import Calendar
-from mnemo_planner.grounding import Similarity, ground
+from mnemo_planner.grounding import ground
+from mnemo_planner.matching import Similarity
 from mnemo_planner.hypotheses import rank_entities
 
 DAY = 86400.0

@@ -8,7 +8,9 @@ import pytest
 
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs
-from mnemo_planner.grounding import Similarity, ground, ground_place, match_labels
+from mnemo_planner.grounding import ground
+from mnemo_planner.matching import Similarity, match_labels
+from mnemo_planner.places import ground_place
 from mnemo_planner.naming import HEAD, MODIFIER, lexical
 from mnemo_planner.hypotheses import fit_of, match_fit
 
@@ -81,7 +83,8 @@ def test_a_match_must_not_differ_in_any_attribute_both_show():
 
 
 def test_a_name_is_the_label_clearly_nearest_or_the_one_its_head_names():
-    from mnemo_planner.grounding import LabelMatch, named
+    from mnemo_planner.grounding import named
+    from mnemo_planner.matching import LabelMatch
 
     # close matches: the label named by words ending at the phrase's head wins over a qualifier's
     both = [LabelMatch("gizmo", 1.0, "gizmo"), LabelMatch("widget stand", 0.82, "stand")]

@@ -6,7 +6,8 @@ import pytest
 
 from mnemo_planner import grounding, idioms, lexicon as lx, request as rq
 from mnemo_planner.beliefs import Beliefs
-from mnemo_planner.grounding import Similarity, ground_place
+from mnemo_planner.matching import Similarity
+from mnemo_planner.places import ground_place
 
 NOW = 5 * 86400.0 + 20 * 3600.0
 

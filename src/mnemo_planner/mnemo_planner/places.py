@@ -1,0 +1,72 @@
+"""Which fixtures and rooms of the home a place phrase names ("the desk in the office", "the kitchen")."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from mnemo_planner.beliefs import Beliefs
+from mnemo_planner.matching import Similarity, match_labels
+from mnemo_planner.naming import related
+from mnemo_planner.request import content_words
+from mnemo_planner.wording import norm, respell
+
+PLACE = 0.6  # similarity at which words name a fixture or room of the home: a place phrase names one of few
+PLACE_TIE = 0.03  # known places, so the best fit wins from a lower similarity, every place as good within this
+
+
+def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[str], list[str]]:
+    """Fixture ids and rooms a place phrase names ("the desk in the office", "the kitchen")."""
+    words = content_words(phrase)
+    if not words:
+        return [], []
+    rooms = sorted({f.room for f in beliefs.fixtures.values() if f.room} | {e.room for e in beliefs.entities.values() if e.room})
+    room_names = {r.replace("_", " "): r for r in rooms}
+    labels = sorted({beliefs.fixture_label(fid) for fid in beliefs.fixtures})
+    mended = respell(words, [*room_names, *labels])  # ("the wrok bench": slips against the places' names)
+    for w, m in zip(words, mended):
+        phrase = re.sub(rf"\b{re.escape(w)}\b", m, phrase) if m != w else phrase
+    words = mended
+    rm = [m for m in match_labels(sim, words, list(room_names), text=phrase) if m.score >= PLACE]
+    room_words = set(rm[0].span.split()) if rm else set()
+    tied = [m for m in rm if m.score >= rm[0].score - PLACE_TIE]
+    if len(tied) > 1 and norm(rm[0].span) != norm(rm[0].label):
+        # rooms named alike by a head most of them share ("the gizmo room"): the head and the word before
+        # it decide, judged as a whole (the span that tied may run on into the fixture's words)
+        head = rm[0].span.split()[-1]
+        i = words.index(head) if head in words else 0
+        room_words = set(words[max(i - 1, 0):i + 1])
+        said = " ".join(words[max(i - 1, 0):i + 1])  # (or the lexicon's name for it: a synonym wins the tie)
+        near = np.maximum(sim.matrix([said], [m.label for m in tied])[0], [related(said, m.label) for m in tied])
+        rm = [m for m, v in sorted(zip(tied, near), key=lambda x: -x[1]) if v >= near.max() - PLACE_TIE]
+    fm_all = match_labels(sim, words, labels, text=phrase)
+    if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & room_words:
+        rm, room_words = [], set()  # the words name a fixture better than a room ("the den gizmo stand", not "the den")
+    chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
+    rest = [w for w in words if w not in room_words]
+    fixtures: list[str] = []
+    if rest:
+        fm = fm_all if rest == words else match_labels(sim, rest, labels, text=phrase)
+        if fm and fm[0].score >= PLACE:
+            top = [m.label for m in fm if m.score >= fm[0].score - PLACE_TIE]
+            fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
+                        and (not chosen_rooms or beliefs.fixtures[fid].room in chosen_rooms or not beliefs.fixtures[fid].room)]
+            head = fm[0].span.split()[-1]
+            before = [i for i, w in enumerate(words) if w in room_words and head in words and i < words.index(head)]
+            if not fixtures and chosen_rooms and before:
+                # no such fixture in that room: the room's name qualifies the fixture ("the den table" may
+                # stand in another room), so every fixture so named, nearest whole name first
+                fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top]
+                rest, chosen_rooms = words, []
+            color = [w for w in rest if w not in {x for lab in top for x in norm(lab).split()}]
+            if len(fixtures) > 1 and color:  # "the mauve crate": a fixture's own attribute words
+                def own(fid: str) -> str:
+                    f = beliefs.fixtures[fid]
+                    return norm(" ".join([f.label, *f.attributes.values()]))
+                by_attr = [fid for fid in fixtures if any(w in own(fid).split() for w in color)]
+                fixtures = by_attr or fixtures
+            if len({beliefs.fixture_label(fid) for fid in fixtures}) > 1:
+                # labels alike by their head ("the gizmo table" of several tables): nearest whole name first
+                near = sim.matrix([" ".join(rest)], [norm(beliefs.fixture_label(fid)) for fid in fixtures])[0]
+                fixtures = [fid for _, fid in sorted(zip(-near, fixtures), key=lambda x: x[0])]
+    return fixtures, chosen_rooms

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import sys
 import tempfile
@@ -237,6 +238,11 @@ def main(argv=None) -> int:
                         help="sightings of a home of this many things at fixed places (default 0: every sighting a "
                              "new thing at a new place, so the scene graph grows by up to 3 nodes a frame)")
     parser.add_argument("--data-dir", type=Path, default=None, help="reuse a pre-filled store here")
+    parser.add_argument("--scene-graph-path", default="",
+                        help="directories put ahead of the scene-graph node's PYTHONPATH (e.g. another checkout's "
+                             "src/mnemo_scene_graph, to measure its node against this one)")
+    parser.add_argument("--latencies-out", type=Path, default=None,
+                        help="write every answer's (type, due on the monotonic clock, ms) here as JSON")
     parser.add_argument("--build-during", action="store_true",
                         help="pre-fill a segment of unindexed records too: the node builds an index while the load runs")
     args = parser.parse_args(argv)
@@ -256,9 +262,10 @@ def main(argv=None) -> int:
         prefill(data_dir, args.records, args.build_during)
     domain = unique_domain_id()
     env = ros_env(domain)
+    graph_env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, (args.scene_graph_path, env["PYTHONPATH"])))}
     procs = [NodeProcess("mnemo_memory.node", names.MEMORY_NODE, env=env, log_dir=tmp / "log",
                          params={"data_dir": str(data_dir), "min_interval": 0.0}),
-             NodeProcess("mnemo_scene_graph.node", names.SCENE_GRAPH_NODE, env=env, log_dir=tmp / "log",
+             NodeProcess("mnemo_scene_graph.node", names.SCENE_GRAPH_NODE, env=graph_env, log_dir=tmp / "log",
                          params={"data_dir": str(tmp / "graph"), "input_mode": "observations"})]
     os.environ.update({"ROS_DOMAIN_ID": str(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
     context = rclpy.Context()
@@ -292,6 +299,8 @@ def main(argv=None) -> int:
                   f"| {load.sent[kind] - len(load.latencies[kind])} |")
         print(f"\nthis process sent the queries late by p50 {np.percentile(load.send_late, 50):.1f} ms, "
               f"p99 {np.percentile(load.send_late, 99):.1f} ms, max {max(load.send_late):.1f} ms (within the latencies)")
+        if args.latencies_out:
+            args.latencies_out.write_text(json.dumps({"t0": t0, "latencies": load.latencies}))
         nodes, integrated = load.scene_graph_ingest()
         print(f"\nscene graph: {integrated} of the {load.sightings} sightings published integrated, {nodes} nodes")
         episodes = stall_episodes(load.latencies, t0, args.stall_ms)

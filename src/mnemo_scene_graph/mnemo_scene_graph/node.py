@@ -13,13 +13,16 @@ Serves      names.GRAPH_GET (GetSceneGraph), names.GRAPH_QUERY (QueryObjects),
             names.GRAPH_HISTORY (GetNodeHistory), names.GRAPH_UPDATE (UpdateNode).
 Persists    `data_dir`/scene_graph/{snapshot.json, events.jsonl}; a restart restores the graph.
 
-Concurrency: frames are integrated in one callback group (in order), the services answer in another
-and the publication runs in a third. The live graph's lock covers one frame or one update and the
-log append (fsync) that makes its events durable; events go out on the topic only once logged.
-Reads (get, query, history) are answered from one mirror of the graph, the publication and the
-snapshots are made from another (``mirror.GraphMirror``: replicas fed with the logged events), so
-neither waits for a frame: a query serves every logged event, an acknowledged update included, and
-no event a crash could lose.
+Concurrency: the executor runs one thread (``executor_threads``) whose callbacks are all short:
+it answers the services and hands each frame, in order, to an ingest thread and each due
+publication to a publication thread (``serial_worker.SerialWorker``), so a request never waits
+for a frame or for the whole-graph message (nor for rclpy's multi-threaded executor, whose wait
+loop spins while a callback waits for a pool thread). The live graph's lock covers one frame or
+one update and the log append (fsync) that makes its events durable; events go out on the topic
+only once logged. Reads (get, query, history) are answered from one mirror of the graph, the
+publication and the snapshots are made from another (``mirror.GraphMirror``: replicas fed with the
+logged events), so neither waits for a frame: a query serves every logged event, an acknowledged
+update included, and no event a crash could lose.
 
 Bad input (NaN positions, empty labels, frames far older than the newest) is dropped item by
 item with a counted, rate-limited warning; the node keeps running.
@@ -33,7 +36,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
@@ -50,10 +52,12 @@ from mnemo_scene_graph.geometry import frustum_visible_fn
 from mnemo_scene_graph.graph import EVIDENCE_KINDS, GraphConfig, GraphEvent, IntegrationResult, SceneGraph
 from mnemo_scene_graph.mirror import GraphMirror
 from mnemo_scene_graph.persistence import GraphStore
+from mnemo_scene_graph.serial_worker import SerialWorker
 from mnemo_scene_graph.sightings import named_observation
 
 NODE_NAME = names.SCENE_GRAPH_NODE
 INPUT_MODES = ("observations", "detections", "both")
+FRAME_QUEUE_DEPTH = 50  # frames received and not yet integrated; beyond, the oldest is dropped (counted)
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ DESCRIPTIONS = {
 
 
 class SceneGraphNode(Node):
+    executor_threads = 1  # run_node spins this node in one thread: its callbacks only hand work over
+
     def __init__(self, config: Optional[SceneGraphNodeConfig] = None, **kwargs):
         super().__init__(NODE_NAME, **kwargs)
         self.config = config or declare_config(self, CONFIG_TYPE, DESCRIPTIONS)
@@ -150,6 +156,7 @@ class SceneGraphNode(Node):
         self._unlogged: list[GraphEvent] = []
         self._seq = 0
         self.dropped: Counter = Counter()
+        self._drop_lock = threading.Lock()
         self._published_seq: Optional[int] = None
         self._next_publish = -math.inf
         self._last_warn = -math.inf
@@ -159,17 +166,19 @@ class SceneGraphNode(Node):
         from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryObjects, UpdateNode
         from visualization_msgs.msg import MarkerArray
 
-        # Frames in order, one at a time; requests beside them; the publication beside both.
-        ingest, services, publication = (MutuallyExclusiveCallbackGroup() for _ in range(3))
+        # Frames in order on one thread, the publication on another; requests on the executor's.
+        self.ingest = SerialWorker("scene_graph_ingest", FRAME_QUEUE_DEPTH, on_drop=self._frame_dropped,
+                                   on_error=self._job_failed)
+        self.publication = SerialWorker("scene_graph_publication", 1, on_error=self._job_failed)  # due or not
         self.graph_pub = self.create_publisher(Msg, names.SCENE_GRAPH, latched_qos())
         self.marker_pub = self.create_publisher(MarkerArray, names.SCENE_GRAPH_MARKERS, latched_qos())
         self.event_pub = self.create_publisher(GraphEventMsg, names.SCENE_GRAPH_EVENTS, 100)
         if input_mode in ("observations", "both"):
-            self.create_subscription(ObservationMsg, names.OBSERVATIONS, self._on_observation, 50,
-                                     callback_group=ingest)
+            self.create_subscription(ObservationMsg, names.OBSERVATIONS,
+                                     lambda msg: self.ingest.submit(lambda: self._on_observation(msg)), 50)
         if input_mode in ("detections", "both"):
-            self.create_subscription(DetectionArray, names.DETECTIONS, self._on_detections, 50,
-                                     callback_group=ingest)
+            self.create_subscription(DetectionArray, names.DETECTIONS,
+                                     lambda msg: self.ingest.submit(lambda: self._on_detections(msg)), 50)
         # as deep as the simulator's: memory must not lose a patrol's frames
         self.observation_pub = self.create_publisher(ObservationMsg, names.OBSERVATIONS, QoSProfile(
             depth=10000, reliability=ReliabilityPolicy.RELIABLE)) if self.honest else None
@@ -177,8 +186,8 @@ class SceneGraphNode(Node):
                                         (QueryObjects, names.GRAPH_QUERY, self._query),
                                         (GetNodeHistory, names.GRAPH_HISTORY, self._history),
                                         (UpdateNode, names.GRAPH_UPDATE, self._update)):
-            self.create_service(srv_type, name, guarded(self, handler), callback_group=services)
-        self.create_timer(max(0.05, self.config.publish_period), self._on_timer, callback_group=publication)
+            self.create_service(srv_type, name, guarded(self, handler))
+        self.create_timer(max(0.05, self.config.publish_period), lambda: self.publication.submit(self._on_timer))
         self.room_at = self._load_map(self.config.map_file) if self.config.map_file else None
         self.get_logger().info(f"scene graph with {len(self.graph)} nodes (seq {self.graph.seq}) from "
                                f"{self.store.dir}; input {input_mode}, perception {self.config.perception}"
@@ -241,12 +250,20 @@ class SceneGraphNode(Node):
             self._count_drop(result.dropped)
 
     def _count_drop(self, reasons: Counter) -> None:
-        self.dropped.update(reasons)
-        now = self.get_clock().now().nanoseconds / 1e9
-        if now - self._last_warn >= self.config.warn_period:
+        with self._drop_lock:
+            self.dropped.update(reasons)
+            now = self.get_clock().now().nanoseconds / 1e9
+            if now - self._last_warn < self.config.warn_period:
+                return
             self._last_warn = now
             summary = ", ".join(f"{k}: {v}" for k, v in sorted(self.dropped.items()))
-            self.get_logger().warning(f"dropped input items ({sum(self.dropped.values())} in all; {summary})")
+        self.get_logger().warning(f"dropped input items ({sum(self.dropped.values())} in all; {summary})")
+
+    def _frame_dropped(self, job) -> None:
+        self._count_drop(Counter({"frame_queue_full": 1}))
+
+    def _job_failed(self, exc: BaseException) -> None:
+        self.get_logger().error(f"scene graph worker job failed: {type(exc).__name__}: {exc}")
 
     def _on_event(self, event: GraphEvent) -> None:
         self._unlogged.append(event)
@@ -338,7 +355,9 @@ class SceneGraphNode(Node):
         return response
 
     def close(self) -> None:
-        """Flush and snapshot so the next start loads quickly."""
+        """Integrate the frames received, flush and snapshot so the next start loads quickly."""
+        self.ingest.close()
+        self.publication.close()
         with self._lock:
             self._log_events()
             self.publish_mirror.snapshot()

@@ -6,7 +6,7 @@ import time
 
 import pytest
 import rclpy
-from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 
 from mnemo_common import names
@@ -220,38 +220,48 @@ def test_honest_node_names_frames_by_its_nodes_for_memory_and_takes_the_map(ros_
         h.close()
 
 
-def test_reads_are_answered_while_a_frame_is_being_integrated(ros_context, tmp_path):
-    """Under load a frame holds the live graph for long: get, query and history still answer
-    meanwhile (with every logged event), and the frame is served once it is integrated."""
+def test_reads_are_answered_while_a_frame_and_a_publication_take_long(ros_context, tmp_path):
+    """Under load a frame holds the live graph for long and the whole-graph message takes long to
+    build: get, query and history still answer meanwhile (with every logged event), on the one
+    executor thread the node asks run_node for, and the frame is served once it is integrated."""
     h = Harness(ros_context, tmp_path / "data")
     node = SceneGraphNode(context=ros_context, parameter_overrides=[
         Parameter("data_dir", value=h.data_dir), Parameter("publish_period", value=0.1)])
-    node_executor = MultiThreadedExecutor(num_threads=4, context=ros_context)  # as run_node spins it
+    assert node.executor_threads == 1
+    node_executor = SingleThreadedExecutor(context=ros_context)  # as run_node spins it
     node_executor.add_node(node)
     spinner = threading.Thread(target=node_executor.spin, daemon=True)
     spinner.start()
-    entered, release = threading.Event(), threading.Event()
-    integrate = node.graph.integrate_observation
+    frame_entered, publication_entered, release = threading.Event(), threading.Event(), threading.Event()
+    integrate, publish = node.graph.integrate_observation, node._publish_if_changed
 
     def slow_frame(obs, **kwargs):
         if any(s.label == "book" for s in obs.sightings):
-            entered.set()
+            frame_entered.set()
             release.wait(timeout=60.0)
         return integrate(obs, **kwargs)
 
+    def slow_publication():
+        if frame_entered.is_set():
+            publication_entered.set()
+            release.wait(timeout=60.0)
+        publish()
+
     node.graph.integrate_observation = slow_frame
+    node._publish_if_changed = slow_publication
     mug = Sighting("mug", (1.0, 2.0, 0.8), {"color": "red"}, object_id="mug_9")
     try:
         h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
         h.obs_pub.publish(observation(100.0, [mug]))
         assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=15.0)
         h.obs_pub.publish(observation(101.0, [Sighting("book", (3.0, 2.0, 0.8), object_id="book_2")]))
-        assert h.spin_until(entered.is_set, timeout=15.0)
+        assert h.spin_until(lambda: frame_entered.is_set() and publication_entered.is_set(), timeout=15.0)
         assert node_ids(h) == ["mug_1"]
         assert [n.id for n in h.call(names.GRAPH_QUERY, QueryObjects.Request(label="mug")).nodes] == ["mug_1"]
         assert h.call(names.GRAPH_HISTORY, GetNodeHistory.Request(node_id="mug_1")).node.id == "mug_1"
         release.set()
         assert h.spin_until(lambda: node_ids(h) == ["book_1", "mug_1"], timeout=15.0)
+        assert h.spin_until(lambda: h.graphs and len(h.graphs[-1].nodes) == 2, timeout=15.0)
     finally:
         release.set()
         node_executor.shutdown(timeout_sec=2.0)

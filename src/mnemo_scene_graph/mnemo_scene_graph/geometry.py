@@ -110,3 +110,33 @@ def support_relation(position: Vec3, fixture_min: Vec3, fixture_max: Vec3,
     if fixture_min[2] <= z < top - z_tolerance:
         return "in"
     return None
+
+
+def near_pairs(points: list[tuple[float, float]], radius: float) -> list[tuple[int, int]]:
+    """Index pairs (i, j), i < j, of planar points at most ``radius`` apart (dx² + dy² <= radius²),
+    in (i, j) order. Points are binned in a grid of cells a little wider than ``radius``, so each is
+    compared with its own cell and the eight around it: linear in the points for a home's density
+    (comparing every pair made the graph's relations quadratic in its nodes). The margin keeps a
+    pair exactly ``radius`` apart in neighbouring cells whatever the rounding of the division."""
+    if radius <= 0 or len(points) < 2:
+        return []
+    cell = radius * 1.01
+    r2 = radius * radius
+    grid: dict[tuple[int, int], list[int]] = {}
+    keys = []
+    for i, (x, y) in enumerate(points):
+        key = (math.floor(x / cell), math.floor(y / cell))
+        keys.append(key)
+        grid.setdefault(key, []).append(i)
+    pairs = []
+    for i, (x, y) in enumerate(points):
+        cx, cy = keys[i]
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for j in grid.get((cx + dx, cy + dy), ()):
+                    if j > i:
+                        ex, ey = x - points[j][0], y - points[j][1]
+                        if ex * ex + ey * ey <= r2:
+                            pairs.append((i, j))
+    pairs.sort()
+    return pairs

@@ -56,7 +56,7 @@ import numpy as np
 from mnemo_common.types import Detection, Observation, Pose3D, PropertyValue, not_found, invalid
 from mnemo_scene_graph.coverage import CameraView, CoverageConfig
 from mnemo_scene_graph.geometry import (
-    Vec3, VisibleFn, box_is_valid, box_size, is_finite_vec, label_slug, normalize_label, support_relation,
+    Vec3, VisibleFn, box_is_valid, box_size, is_finite_vec, label_slug, near_pairs, normalize_label, support_relation,
 )
 
 KIND_OBJECT = "object"
@@ -557,13 +557,10 @@ class SceneGraph:
         radius = self.config.near_radius if near_radius is None else near_radius
         out = [(s, d["relation"], o) for s, o, d in self.graph.edges(data=True) if d.get("relation")]
         nodes = [n for n in self.nodes() if n.state == STATE_CURRENT]
-        if len(nodes) > 1 and radius > 0:
-            xy = np.array([n.position[:2] for n in nodes])
-            d2 = ((xy[:, None, :] - xy[None, :, :]) ** 2).sum(-1)
-            for i, j in zip(*np.nonzero(np.triu(d2 <= radius * radius, k=1))):
-                a, b = nodes[i], nodes[j]
-                if a.room == b.room and a.parent != b.id and b.parent != a.id:
-                    out.append((a.id, "near", b.id))
+        for i, j in near_pairs([(n.position[0], n.position[1]) for n in nodes], radius):
+            a, b = nodes[i], nodes[j]
+            if a.room == b.room and a.parent != b.id and b.parent != a.id:
+                out.append((a.id, "near", b.id))
         out += [(n.id, "in_room", n.room) for n in self.nodes() if n.room]
         return out
 

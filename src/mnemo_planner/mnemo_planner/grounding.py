@@ -15,7 +15,7 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
 from mnemo_planner.naming import HEAD, lexical
-from mnemo_planner.places import ground_place
+from mnemo_planner.places import ground_place, kin_fixtures
 from mnemo_planner.request import RECALL, STOPWORDS, Request, content_words
 from mnemo_planner.values import slip_of, values_of, word_in_values
 from mnemo_planner.wording import norm, respell, run_on
@@ -30,6 +30,8 @@ DESCRIBES = 0.45  # ... at which words describe some known thing (else they stat
 ADJACENT = 0.35  # a qualifying word right before the thing's name that none of its attributes bears
 COMPATIBLE = 0.7  # ... unless the words together stay this close to the label
 SLIP = 0.5  # a word no thing of its kind bears, one slip from a word this one bears
+DESCRIBED = 0.55  # similarity at which words describe a known thing as a whole (what it bears and its name)
+DESCRIBED_MARGIN = 0.1  # ... where its kind is this much nearer than every other kind
 OWNED = 0.05  # a tie-break against a thing that is someone's, when the request names no owner
 
 
@@ -64,6 +66,7 @@ class Grounding:
     adjacent: list[str] = field(default_factory=list)  # words right before the label's words: they qualify it
     qualifiers: list[str] = field(default_factory=list)  # modifiers inside the naming span, maybe part of a name
     fixtures: list[str] = field(default_factory=list)  # fixture ids the place words name
+    kin: list[str] = field(default_factory=list)  # ... and those they may mean (a kind of a named one)
     rooms: list[str] = field(default_factory=list)
     scope: list[str] = field(default_factory=list)  # fixtures of the search scope
     need: str = ""  # when no label is named: the words that describe the thing, or the request stating a need
@@ -132,6 +135,26 @@ def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Req
     return [LabelMatch(best[0], PROBABLE, "")]
 
 
+def by_description(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[LabelMatch]:
+    """The kind of the known thing whose whole description (what it bears and its name) the words come
+    nearest, when they name no label: another name for it, said with what it bears (a "dax leash" for a
+    "blick lead" of dax). Only a kind clearly nearer than every other counts; the head word is the span,
+    so the words before it still tell its instances apart."""
+    ents = list(beliefs.entities.values())
+    if not words or not ents:
+        return []
+    texts = [" ".join(["a", *values_of(e), norm(e.label)]) for e in ents]
+    near = sim.matrix([" ".join(words)], texts)[0]
+    best: dict[str, float] = {}
+    for e, s in zip(ents, near):
+        best[e.label] = max(best.get(e.label, -1.0), float(s))
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    runner_up = ranked[1][1] if len(ranked) > 1 else UNRELATED
+    if ranked[0][1] < DESCRIBED or ranked[0][1] - runner_up < DESCRIBED_MARGIN:
+        return []
+    return [LabelMatch(ranked[0][0], ranked[0][1], words[-1])]
+
+
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
     # slips mended against the names and attribute words known, for every use of the words below
@@ -142,9 +165,11 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         # "what was beside the mauve gizmo on the plinth in the den": the thing, then its place
         req = replace(req, words=tuple(content_words(inner.group(1))), place=inner.group(2))
     words = list(req.words)
-    if req.kind == "with" or req.match:  # "what was next to X on Y", "like the X on Y": X may sit in the place slot
-        words += content_words(req.place)
     labels = beliefs.labels()
+    if req.kind == "with" or req.match:  # "what was next to X on Y", "like the X on Y": X may sit in the place slot,
+        alone = match_labels(sim, words, labels, text=req.phrase)  # unless the words before it name a thing
+        if not alone or alone[0].score < PROBABLE:  # (the place's words must not outbid them: "the dax seat")
+            words += content_words(req.place)
     matches = match_labels(sim, words, labels, text=f"{req.phrase} {req.place}")
     place = ground_place(sim, beliefs, req.place) if req.place else ([], [])
     keep = named(matches, req.words[-1] if req.words else "")
@@ -164,6 +189,8 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
                         req.text)
     if not keep and req.options:
         keep = by_options(sim, beliefs, words, req, place)
+    if not keep and (req.named or req.intent == RECALL):  # (a need describes no thing: "something to ...")
+        keep = by_description(sim, beliefs, content_words(req.named) if req.named and req.intent != RECALL else words)
     if keep:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}
@@ -193,6 +220,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
                 g.adjacent.append(w)  # far from the label with the name ("a fluted gizmo", "widget gizmo")
     if req.place:
         g.fixtures, g.rooms = place
+        g.kin = kin_fixtures(beliefs, g.fixtures, g.rooms)
     if not g.fixtures and not g.rooms and req.kind in ("with", "what_at", "count"):
         g.fixtures, g.rooms = ground_place(sim, beliefs, " ".join(w for w in req.words if w not in g.span.split()))
     if req.scope:

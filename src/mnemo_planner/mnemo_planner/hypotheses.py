@@ -57,6 +57,8 @@ def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> f
     if e.support in anchors:  # (the nearest named fixture first, where several are named alike)
         first = beliefs.fixture_label(g.fixtures[0]) if g.fixtures else ""
         return 3.0 if not first or beliefs.fixture_label(e.support) == first else 2.9
+    if e.support in g.kin:  # (a fixture the words may mean, of a kind of the one they name)
+        return 2.8
     return -1.5
 
 
@@ -177,6 +179,7 @@ def is_container(sim: Similarity, beliefs: Beliefs, fid: str) -> bool:
 
 LOOKED_AT = 0.4  # a surface the camera saw well after the thing was last seen (without it) is less likely
 LOOKED_MARGIN = 1800.0  # s: ... that much later
+KIN_PLACE = 0.8  # a fixture the place words may mean (of a kind of the one they name), after it
 HUB = 0.3  # weight of "many different things were seen here" (where things get put down)
 
 
@@ -215,6 +218,8 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
             score += HUB * hubs.get(fid, 0) / top
         if g.fixtures and fid in g.fixtures:
             score += 1.0
+        elif fid in g.kin:
+            score += KIN_PLACE
         if g.rooms and f.room in g.rooms and not (g.fixtures and g.place_spent):
             score += 0.5  # (a room that only said which fixture was meant says nothing once it is searched)
         if here is not None and f.position:

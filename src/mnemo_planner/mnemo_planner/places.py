@@ -70,3 +70,13 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                 near = sim.matrix([" ".join(rest)], [norm(beliefs.fixture_label(fid)) for fid in fixtures])[0]
                 fixtures = [fid for _, fid in sorted(zip(-near, fixtures), key=lambda x: x[0])]
     return fixtures, chosen_rooms
+
+
+def kin_fixtures(beliefs: Beliefs, fixtures: list[str], rooms: list[str]) -> list[str]:
+    """Fixtures the place words may mean beside those they named: of a kind of a named fixture, or the
+    reverse, as the lexicon knows kinds ("the dax seat" may be the blick seat where both are seats), in
+    the rooms named (anywhere when none is). They come after the named ones."""
+    labels = {beliefs.fixture_label(fid) for fid in fixtures}
+    return [fid for fid, f in beliefs.fixtures.items() if fid not in fixtures and (not rooms or f.room in rooms)
+            and beliefs.fixture_label(fid) not in labels
+            and any(related(lab, beliefs.fixture_label(fid)) > 0 for lab in labels)]

@@ -19,7 +19,10 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
-           "want", "need", "wrong", "next", "near", "from", "with", "kind")
+           "want", "need", "wrong", "next", "near", "from", "with", "kind") + \
+    ("twin", "pair", "identical", "matching", "matches")
+# ... of which these words of reference to another thing only where the slip is no word itself ("twine")
+UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches")
 # ... of which these only before a determiner: "form the plinth", but "a tax form"
 BEFORE_DETERMINER = ("from", "with")
 # a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a
@@ -43,7 +46,7 @@ def one_edit(a: str, b: str) -> bool:
 # ... of which these may follow a determiner ("the other", "this morning"); no verb or question word may
 COUNTS = ("three", "four", "five", "seven", "eight", "nine")
 UNITS = ("days", "hours")
-NOMINAL = ("other", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
+NOMINAL = ("other", "twin", "pair", "same", "last", "morning", "evening", "afternoon", "days", "hours", "week", "monday", "tuesday",
            "wednesday", "thursday", "friday", "saturday", "sunday") + COUNTS
 DETERMINERS = ("the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "some", "any", "its")
 
@@ -63,6 +66,7 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
         near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)
                 and (len(w) > 4 or len(x) > len(w) or sorted(w) == sorted(x))
                 and (not after_determiner or x in NOMINAL)
+                and (x not in UNKNOWN_ONLY or not known(w))
                 and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
                 # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
                 and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))

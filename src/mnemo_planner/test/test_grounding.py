@@ -12,7 +12,7 @@ from mnemo_planner.grounding import ground
 from mnemo_planner.matching import Similarity, match_labels
 from mnemo_planner.places import ground_place
 from mnemo_planner.naming import HEAD, MODIFIER, lexical
-from mnemo_planner.hypotheses import fit_of, match_fit
+from mnemo_planner.hypotheses import fit_of, match_fit, rank_entities
 
 NOW = 3 * 86400.0
 
@@ -249,3 +249,45 @@ def test_a_word_of_the_language_one_slip_from_what_one_instance_bears_points_at_
     req = rq.parse("Pick the gizmo up, would you?", NOW)
     g = ground(sim, b, req)
     assert fit_of(sim, b, req, g, b.entities["g3"]) == fit_of(sim, b, req, g, b.entities["g2"])
+
+
+def test_another_name_said_with_what_the_thing_bears_names_its_kind_and_instance(sim):
+    # "urn" names no label here, and "percolator" is not near it as a name; as a whole, with what one
+    # percolator bears, the words describe that percolator and no other kind
+    b = Beliefs()
+    b.add_nodes([_fixture("shelf_1", "shelf"), _node("p1", "percolator", "shelf_1", material="steel"),
+                 _node("p2", "percolator", "shelf_1", material="copper"), _node("t1", "trumpet", "shelf_1", material="brass"),
+                 _node("z1", "gazebo", "shelf_1", material="canvas")])
+    req = rq.parse("Bring me the copper urn, please.", NOW)
+    g = ground(sim, b, req)
+    assert g.labels == ["percolator"]
+    assert fit_of(sim, b, req, g, b.entities["p2"]) > fit_of(sim, b, req, g, b.entities["p1"])
+    # words near no thing as a whole still name nothing (they are searched for by name)
+    assert ground(sim, b, rq.parse("Bring me the rusty anvil.", NOW)).labels == []
+
+
+def test_a_place_word_may_mean_a_fixture_of_a_kind_of_the_one_it_names(sim):
+    # the stool the words name holds no dax; the footstool (a kind of stool) in that room holds one, and
+    # it is the reference of "a dax like the dax on the stool", not a dax in another room
+    b = Beliefs()
+    b.add_nodes([_fixture("stool_1", "stool"), _fixture("footstool_1", "footstool"), _fixture("bed_1", "bed"),
+                 _fixture("shelf_9", "shelf", room="attic"),
+                 _node("d1", "dax", "footstool_1", material="felt"), _node("d2", "dax", "bed_1", material="felt"),
+                 {**_node("d3", "dax", "shelf_9", material="wool"), "room": "attic", "last_seen": 20.0}])
+    req = rq.parse("Fetch a dax just like the dax on the stool in the den.", NOW)
+    g = ground(sim, b, req)
+    assert g.fixtures == ["stool_1"] and g.kin == ["footstool_1"]
+    ranked = rank_entities(sim, b, req, g, None)
+    assert g.reference.key == "d1" and [e.key for _, e in ranked] == ["d2"]
+
+
+def test_a_match_named_before_its_place_is_not_outbid_by_the_place_words(sim):
+    # "blick" is the place's word and the first word of another label: the thing is the one named before
+    b = Beliefs()
+    b.add_nodes([_fixture("stool_1", "blick stool"), _fixture("shelf_1", "shelf"),
+                 _node("l1", "coffee maker", "stool_1", material="tin"), _node("l2", "coffee maker", "shelf_1", material="tin"),
+                 _node("w1", "blick widget", "shelf_1", material="tin"), _node("w2", "blick widget", "shelf_1", material="tin")])
+    req = rq.parse("Fetch a percolator just like the percolator on the blick stool.", NOW)
+    g = ground(sim, b, req)
+    ranked = rank_entities(sim, b, req, g, None)
+    assert g.labels == ["coffee maker"] and g.reference.key == "l1" and [e.key for _, e in ranked] == ["l2"]

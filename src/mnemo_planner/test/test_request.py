@@ -293,3 +293,12 @@ def test_the_thing_declined_before_one_like_it_is_the_reference_of_the_match():
     # "that" opening another noun phrase points at another reference: the dax stays declined
     r = rq.parse("Not the dax, but one identical to that blick.", 0.0)
     assert r.excluded == ("dax",) and "blick" in r.words and "dax" not in r.words, r
+
+
+def test_a_slip_in_a_word_of_reference_to_another_thing_is_mended_only_where_it_is_no_word():
+    from mnemo_planner.slips import fix_words
+
+    assert fix_words("now fetch its twwin") == "now fetch its twin"
+    assert fix_words("a dax idnetical to this") == "a dax identical to this"
+    assert fix_words("bring the twine") == "bring the twine"  # a word of its own
+    assert rq.parse("Now fetch its twwin.", NOW).other

@@ -14,10 +14,12 @@ Serves      names.GRAPH_GET (GetSceneGraph), names.GRAPH_QUERY (QueryObjects),
 Persists    `data_dir`/scene_graph/{snapshot.json, events.jsonl}; a restart restores the graph.
 
 Concurrency: the executor runs one thread (``executor_threads``) whose callbacks are all short:
-it answers the services and hands each frame, in order, to an ingest thread and each due
-publication to a publication thread (``serial_worker.SerialWorker``), so a request never waits
+it answers the reads and hands each frame, in order, to an ingest thread and each due
+publication to a publication thread (``serial_worker.SerialWorker``), so a read never waits
 for a frame or for the whole-graph message (nor for rclpy's multi-threaded executor, whose wait
-loop spins while a callback waits for a pool thread). The live graph's lock covers one frame or
+loop spins while a callback waits for a pool thread). An update runs on the ingest thread too,
+next after the frame in progress, while its request waits in a group of its own (a coroutine
+resumed when the job is done), so reads go on meanwhile. The live graph's lock covers one frame or
 one update and the log append (fsync) that makes its events durable; events go out on the topic
 only once logged. Reads (get, query, history) are answered from one mirror of the graph, the
 publication and the snapshots are made from another (``mirror.GraphMirror``: replicas fed with the
@@ -36,15 +38,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
+from rclpy.task import Future
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
 from mnemo_common.ros import (
-    declare_config, detection_from_msg, guarded, latched_qos, observation_from_msg, observation_to_msg,
+    declare_config, detection_from_msg, fill_error, guarded, latched_qos, observation_from_msg, observation_to_msg,
     pose2d_from_msg, pose3d_from_msg, run_node, time_from_msg,
 )
-from mnemo_common.types import Observation, check_perception_mode, invalid
+from mnemo_common.types import MnemoError, Observation, Status, check_perception_mode, invalid
 from mnemo_scene_graph.conversions import (
     event_to_msg, graph_to_msg, markers_to_msg, node_to_msg, properties_from_msgs, query_from_request,
 )
@@ -184,9 +188,12 @@ class SceneGraphNode(Node):
             depth=10000, reliability=ReliabilityPolicy.RELIABLE)) if self.honest else None
         for srv_type, name, handler in ((GetSceneGraph, names.GRAPH_GET, self._get_graph),
                                         (QueryObjects, names.GRAPH_QUERY, self._query),
-                                        (GetNodeHistory, names.GRAPH_HISTORY, self._history),
-                                        (UpdateNode, names.GRAPH_UPDATE, self._update)):
+                                        (GetNodeHistory, names.GRAPH_HISTORY, self._history)):
             self.create_service(srv_type, name, guarded(self, handler))
+        self._apply_update = guarded(self, self._update)
+        self._job_done = self.create_guard_condition(lambda: None)  # wakes the executor to answer
+        self.create_service(UpdateNode, names.GRAPH_UPDATE, self._update_on_ingest,
+                            callback_group=MutuallyExclusiveCallbackGroup())
         self.create_timer(max(0.05, self.config.publish_period), lambda: self.publication.submit(self._on_timer))
         self.room_at = self._load_map(self.config.map_file) if self.config.map_file else None
         self.get_logger().info(f"scene graph with {len(self.graph)} nodes (seq {self.graph.seq}) from "
@@ -341,6 +348,20 @@ class SceneGraphNode(Node):
             if request.node_id in graph:
                 response.node = node_to_msg(graph.get(request.node_id))
         return response
+
+    async def _update_on_ingest(self, request, response):
+        """Answer an update once the ingest thread has applied it (next, after the frame in progress)."""
+        answered = Future()
+
+        def job() -> None:
+            try:
+                answered.set_result(self._apply_update(request, response))
+            finally:
+                self._job_done.trigger()
+
+        if not self.ingest.submit(job, urgent=True):
+            return fill_error(response, MnemoError(Status.UNAVAILABLE, "the scene graph node is shutting down"))
+        return await answered
 
     def _update(self, request, response):
         if not request.node_id:

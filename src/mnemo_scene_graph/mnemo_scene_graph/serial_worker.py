@@ -6,10 +6,12 @@ tens of milliseconds at a time, so queries waited although the node had a thread
 
     worker = SerialWorker("ingest", depth=50, on_drop=count)  # at most 50 jobs waiting
     worker.submit(job)                                        # never blocks; job() runs later, in order
+    worker.submit(job, urgent=True)                           # next, before the others waiting
     worker.close(timeout=5.0)                                 # run what waits, then stop
 
 A full queue drops its oldest waiting job (what a KEEP_LAST subscription queue of that depth
-does) and calls on_drop(job); a job that raises is reported to on_error and the worker goes on.
+does) and calls on_drop(job); urgent jobs (a request someone waits for) are neither counted nor
+dropped, and run in their order. A job that raises is reported to on_error and the worker goes on.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ class SerialWorker:
         if depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
         self._jobs: deque[Job] = deque()
+        self._urgent: deque[Job] = deque()
         self._depth = depth
         self._on_drop, self._on_error = on_drop, on_error
         self._cond = threading.Condition()
@@ -34,15 +37,18 @@ class SerialWorker:
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, job: Job) -> bool:
+    def submit(self, job: Job, urgent: bool = False) -> bool:
         """Queue a job; False once closing (the job is not run)."""
         dropped = None
         with self._cond:
             if self._closing:
                 return False
-            if len(self._jobs) >= self._depth:
-                dropped = self._jobs.popleft()
-            self._jobs.append(job)
+            if urgent:
+                self._urgent.append(job)
+            else:
+                if len(self._jobs) >= self._depth:
+                    dropped = self._jobs.popleft()
+                self._jobs.append(job)
             self._cond.notify()
         if dropped is not None and self._on_drop is not None:
             self._on_drop(dropped)
@@ -51,12 +57,12 @@ class SerialWorker:
     def pending(self) -> int:
         """Jobs waiting or running."""
         with self._cond:
-            return len(self._jobs) + self._busy
+            return len(self._urgent) + len(self._jobs) + self._busy
 
     def wait_idle(self, timeout: Optional[float] = None) -> bool:
         """Wait until every job handed over so far has run; False on timeout."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._jobs and not self._busy, timeout)
+            return self._cond.wait_for(lambda: not self._urgent and not self._jobs and not self._busy, timeout)
 
     def close(self, timeout: Optional[float] = None) -> bool:
         """Refuse new jobs, run the waiting ones, stop; False when they were not done in time."""
@@ -69,10 +75,10 @@ class SerialWorker:
     def _run(self) -> None:
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._jobs or self._closing)
-                if not self._jobs:
+                self._cond.wait_for(lambda: self._urgent or self._jobs or self._closing)
+                if not self._urgent and not self._jobs:
                     return  # closing, nothing left
-                job = self._jobs.popleft()
+                job = (self._urgent or self._jobs).popleft()
                 self._busy = True
             try:
                 job()

@@ -3,6 +3,7 @@ import math
 import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import rclpy
@@ -19,6 +20,7 @@ from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryObjects, Up
 from visualization_msgs.msg import MarkerArray
 
 from mnemo_scene_graph.node import SceneGraphNode
+from mnemo_scene_graph.persistence import EVENTS, read_events
 
 
 @pytest.fixture
@@ -270,6 +272,55 @@ def test_reads_are_answered_while_a_frame_and_a_publication_take_long(ros_contex
         h.close()
 
 
+def test_an_update_waits_for_the_frame_in_progress_while_reads_go_on(ros_context, tmp_path):
+    """An update applies after the frame being integrated (it needs the live graph), before the
+    frames waiting; its request waits without holding up reads, and is answered as soon as it is
+    applied, with nothing else (no timer: publish_period is an hour) to wake the node."""
+    h = Harness(ros_context, tmp_path / "data")
+    node = SceneGraphNode(context=ros_context, parameter_overrides=[
+        Parameter("data_dir", value=h.data_dir), Parameter("publish_period", value=3600.0)])
+    node_executor = SingleThreadedExecutor(context=ros_context)  # as run_node spins it
+    node_executor.add_node(node)
+    spinner = threading.Thread(target=node_executor.spin, daemon=True)
+    spinner.start()
+    entered, release = threading.Event(), threading.Event()
+    integrate = node.graph.integrate_observation
+
+    def slow_frame(obs, **kwargs):
+        if any(s.label == "book" for s in obs.sightings):
+            entered.set()
+            release.wait(timeout=60.0)
+        return integrate(obs, **kwargs)
+
+    node.graph.integrate_observation = slow_frame
+    try:
+        h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
+        h.obs_pub.publish(observation(100.0, [Sighting("mug", (1.0, 2.0, 0.8), object_id="mug_9")]))
+        assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=15.0)
+        h.obs_pub.publish(observation(101.0, [Sighting("book", (3.0, 2.0, 0.8), object_id="book_2")]))
+        assert h.spin_until(entered.is_set, timeout=15.0)
+        h.obs_pub.publish(observation(102.0, [Sighting("cup", (5.0, 2.0, 0.8), object_id="cup_3")]))  # waits
+        client = h.clients[names.GRAPH_UPDATE]
+        assert h.spin_until(client.service_is_ready, timeout=15.0)
+        update = client.call_async(UpdateNode.Request(node_id="mug_1", outcome="wipe:success", source="interaction"))
+        assert not h.spin_until(update.done, timeout=0.5)  # the frame in progress holds it
+        assert node_ids(h) == ["mug_1"]
+        assert [n.id for n in h.call(names.GRAPH_QUERY, QueryObjects.Request(label="mug")).nodes] == ["mug_1"]
+        release.set()
+        assert h.spin_until(update.done, timeout=15.0)
+        assert update.result().error_code == 0 and update.result().node.task_history == ["wipe:success"]
+        assert h.spin_until(lambda: node_ids(h) == ["book_1", "cup_1", "mug_1"], timeout=15.0)
+        order = {e.node_id if e.kind == "created" else e.kind: e.seq
+                 for e in read_events(Path(h.data_dir) / "scene_graph" / EVENTS) if e.kind in ("created", "outcome")}
+        assert order["book_1"] < order["outcome"] < order["cup_1"]
+    finally:
+        release.set()
+        node_executor.shutdown(timeout_sec=2.0)
+        node.close()
+        node.destroy_node()
+        h.close()
+
+
 def test_reads_and_events_carry_only_logged_changes(harness):
     """A frame whose log append failed (a full disk) is in the live graph but not on disk: no
     query serves it and no event announces it, until the next append writes it."""
@@ -303,10 +354,6 @@ def test_reads_and_events_carry_only_logged_changes(harness):
 def test_evidence_events_stay_off_the_topic_unless_asked(harness):
     """'missed' is evidence like 'observed' (one per node a frame looked at and did not see): in
     the log, on the topic only with publish_observed_events; the stale belief it leads to is published."""
-    from pathlib import Path
-
-    from mnemo_scene_graph.persistence import EVENTS, read_events
-
     h = harness
     looking_along_x = Pose3D((0.0, 0.0, 0.8), (-0.5, 0.5, -0.5, 0.5))  # optical z = map +x
 

@@ -58,3 +58,18 @@ def test_close_runs_what_waits_then_refuses_new_jobs():
 def test_depth_must_be_positive():
     with pytest.raises(ValueError):
         SerialWorker("test", depth=0)
+
+
+def test_urgent_jobs_run_next_in_their_order_and_are_never_dropped():
+    started, release = threading.Event(), threading.Event()
+    done, dropped = [], []
+    worker = SerialWorker("test", depth=1, on_drop=dropped.append)
+    worker.submit(lambda: (started.set(), release.wait(timeout=30.0)))
+    assert started.wait(timeout=10.0)
+    worker.submit(lambda: done.append("frame"))
+    for name in ("update 1", "update 2", "update 3"):
+        worker.submit(lambda name=name: done.append(name), urgent=True)
+    assert not dropped and worker.pending() == 5
+    release.set()
+    assert worker.close(timeout=10.0)
+    assert done == ["update 1", "update 2", "update 3", "frame"]

@@ -44,6 +44,7 @@ from rclpy.task import Future
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from mnemo_common import names
+from mnemo_common.limits import check_message
 from mnemo_common.ros import (
     declare_config, detection_from_msg, fill_error, guarded, latched_qos, observation_from_msg, observation_to_msg,
     pose2d_from_msg, pose3d_from_msg, run_node, time_from_msg,
@@ -350,7 +351,12 @@ class SceneGraphNode(Node):
         return response
 
     async def _update_on_ingest(self, request, response):
-        """Answer an update once the ingest thread has applied it (next, after the frame in progress)."""
+        """Answer an update once the ingest thread has applied it (next, after the frame in progress);
+        a request beyond the limits is refused here, before it takes a place in the ingest queue."""
+        try:
+            check_message(request)
+        except MnemoError as exc:
+            return fill_error(response, exc)
         answered = Future()
 
         def job() -> None:

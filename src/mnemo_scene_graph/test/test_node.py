@@ -149,6 +149,8 @@ def test_node_integrates_serves_updates_and_survives_restart(harness):
     assert h.spin_until(lambda: any(e.kind == "outcome" for e in h.events), timeout=5.0)
     assert h.call(names.GRAPH_UPDATE, UpdateNode.Request(node_id="ghost_1", outcome="x")).error_code == Status.NOT_FOUND
     assert h.call(names.GRAPH_UPDATE, UpdateNode.Request(node_id="")).error_code == Status.INVALID_ARGUMENT
+    too_long = h.call(names.GRAPH_UPDATE, UpdateNode.Request(node_id="n" * 100_000))
+    assert too_long.error_code == Status.INVALID_ARGUMENT and "MAX_NAME_CHARS" in too_long.error_msg
     assert h.call(names.GRAPH_HISTORY, GetNodeHistory.Request(node_id="ghost_1")).error_code == Status.NOT_FOUND
 
     # Filters of the get service.

@@ -59,8 +59,9 @@ def color_name(rgb: tuple[int, int, int]) -> str:
 
 
 def color_attributes(pixels: np.ndarray, max_pixels: int = 1500) -> dict[str, str]:
-    """Colour attributes of a set of pixels ((N, 3) uint8): ``color`` (the dominant name) and
-    ``color_rgb`` (the mean colour as #rrggbb). Empty input gives no attributes."""
+    """Colour attributes of a set of pixels ((N, 3) uint8): ``color``, the dominant name. Empty input
+    gives no attributes. Only the name: an attribute is what the object is, and two identical objects
+    (or one under two lights) must read alike; a measured mean colour differs in every frame."""
     pixels = np.asarray(pixels).reshape(-1, 3)
     if len(pixels) == 0:
         return {}
@@ -77,5 +78,4 @@ def color_attributes(pixels: np.ndarray, max_pixels: int = 1500) -> dict[str, st
     if name in _COLOURLESS:
         lit = float(np.quantile(hsv[np.isin(names, [_INDEX[n] for n in _COLOURLESS]), 2], 1.0 - _LIT_SHARE))
         name = next(n for least, n in _LIT_NAMES if lit >= least)
-    mean = pixels.astype(np.float32).mean(axis=0)
-    return {"color": name, "color_rgb": "#{:02x}{:02x}{:02x}".format(*(int(round(c)) for c in mean))}
+    return {"color": name}

@@ -42,3 +42,11 @@ def test_a_colourless_object_is_named_by_its_lit_part():
     assert color_attributes(np.array([(200, 200, 204)] * 30 + [(120, 120, 120)] * 70, np.uint8))["color"] == "silver"
     assert color_attributes(np.array([(130, 130, 130)] * 30 + [(70, 70, 70)] * 70, np.uint8))["color"] == "grey"
     assert color_attributes(np.array([(25, 25, 25)] * 30 + [(12, 12, 12)] * 70, np.uint8))["color"] == "black"
+
+
+def test_twins_under_different_light_read_alike():
+    """Attributes say what an object is: two identical objects, one in brighter light, get the same
+    attributes (a measured mean colour differs in every frame and made twins look like two kinds)."""
+    lit = np.array([(200, 30, 30)] * 80 + [(120, 18, 18)] * 20, np.uint8)
+    shaded = np.array([(170, 26, 26)] * 60 + [(110, 16, 16)] * 40, np.uint8)
+    assert color_attributes(lit) == color_attributes(shaded) == {"color": "red"}

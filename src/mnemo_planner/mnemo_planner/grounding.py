@@ -111,6 +111,12 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 
+def _bear_any(sim: Similarity, beliefs: Beliefs, labels: Sequence[str], options: Sequence[str]) -> bool:
+    """Whether some known thing of these kinds bears one of the options in its attributes."""
+    return any(all(word_in_values(sim, w, values_of(e)) for w in norm(o).split())
+               for e in beliefs.entities.values() if e.label in labels for o in options)
+
+
 def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Request,
                place: tuple[list[str], list[str]]) -> list[LabelMatch]:
     """"Of the daxes, which stood on the plinth, the mauve one or the teal one?" asked by a name that names
@@ -187,8 +193,9 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     if not keep and (req.named or req.intent == "recall"):  # (a need names no thing: "something to ...")
         keep = by_value(sim, beliefs, content_words(req.named) if req.named and req.intent != "recall" else words,
                         req.text)
-    if not keep and req.options:
-        keep = by_options(sim, beliefs, words, req, place)
+    if req.options and (not keep or not _bear_any(sim, beliefs, [m.label for m in keep], req.options)):
+        # (a kind whose things bear none of the options offered is not the one asked about)
+        keep = by_options(sim, beliefs, words, req, place) or keep
     if not keep and (req.named or req.intent == RECALL):  # (a need describes no thing: "something to ...")
         keep = by_description(sim, beliefs, content_words(req.named) if req.named and req.intent != RECALL else words)
     if keep:

@@ -21,6 +21,16 @@ def spans(words: Sequence[str], longest: int = 4) -> list[str]:
     return out
 
 
+def _known_suffix(span: str) -> str:
+    """The longest run of a span's last words, shorter than it, that the lexicon knows as a whole
+    compound; the span itself when there is none."""
+    words = span.split()
+    for i in range(1, len(words) - 1):
+        if known_compound(" ".join(words[i:])):
+            return " ".join(words[i:])
+    return span
+
+
 class Similarity:
     """Cosine similarity of short texts through the embedding model, cached."""
 
@@ -66,10 +76,15 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
     # the lexicon judges a span with the nouns before it (a "dax ledge" is not a ledge to judge by its head)
     with_nouns = {c: compound(list(words), c, text or " ".join(words) if noun_phrase else text) for c in cands}
     # a span inside a compound the lexicon knows names nothing alone ("the dax stand" is no "stand")
-    inside = {c for c in cands if with_nouns[c] != c and with_nouns[c] in cands and known_compound(with_nouns[c])}
+    inside = {c for c in cands for w in {with_nouns[c], _known_suffix(with_nouns[c])}
+              if len(w.split()) > len(c.split()) and w in cands and known_compound(w)}
     # a compound the lexicon knows is another kind of its head than a label it does not relate, where it
     # relates some other label; else a shared head is the best evidence there is ("the dax bowl")
     kin = {c: any(related(with_nouns[c], lab) > 0 for lab in labels) for c in cands}
+    # a span is judged as the compound it ends in, where the lexicon knows one ("the mauve dax stand" as
+    # a "dax stand"): a word before it only qualifies it
+    inner = {c: _known_suffix(c) for c in cands}
+    kin.update({c: kin[c] or any(related(inner[c], lab) > 0 for lab in labels) for c in cands if inner[c] != c})
     out = []
     for j, lab in enumerate(labels):
         best = LabelMatch(lab, 0.0, "")
@@ -77,12 +92,12 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
             if c in inside:
                 continue
             lex = lexical(c, lab)
-            if lex == HEAD and kin[c] and other_compound(norm(c).split(), norm(lab).split()):
+            if lex == HEAD and kin[c] and other_compound(norm(inner[c]).split(), norm(lab).split()):
                 lex = SIBLING  # ("the dax stand", a kind of holder, where a holder is known: not the blick stand)
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
             score = max(lex, float(sims[i, j]))
-            score = max(score, related(with_nouns[c], lab))
+            score = max(score, related(with_nouns[c], lab), related(inner[c], lab) if inner[c] != c else 0.0)
             if score > best.score or (score == best.score and len(c) > len(best.span)):
                 best = LabelMatch(lab, score, c)
         out.append(best)

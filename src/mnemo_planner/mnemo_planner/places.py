@@ -6,13 +6,25 @@ import re
 import numpy as np
 
 from mnemo_planner.beliefs import Beliefs
-from mnemo_planner.matching import Similarity, match_labels
-from mnemo_planner.naming import related
+from mnemo_planner.matching import LabelMatch, Similarity, match_labels
+from mnemo_planner.naming import HEAD, related
 from mnemo_planner.request import content_words
 from mnemo_planner.wording import norm, respell
 
 PLACE = 0.6  # similarity at which words name a fixture or room of the home: a place phrase names one of few
 PLACE_TIE = 0.03  # known places, so the best fit wins from a lower similarity, every place as good within this
+ROOM_CLEAR = 0.5  # where words name no fixture and no room: the room they come this near, if clearly nearest
+ROOM_MARGIN = 0.1  # ... by this much over every other room
+
+
+def _whole_names_first(matches: list[LabelMatch]) -> list[LabelMatch]:
+    """Of the labels that tie for the best, drop those named by a part of the words that named another
+    ("the dax drawer" names a dax drawer, not the dax it is part of, where the home has both)."""
+    if not matches:
+        return matches
+    tied = [m for m in matches if m.score >= matches[0].score - PLACE_TIE]
+    inside = {m.label for m in tied if any(set(m.span.split()) < set(o.span.split()) for o in tied)}
+    return [m for m in matches if m.label not in inside]
 
 
 def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[str], list[str]]:
@@ -39,14 +51,21 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         said = " ".join(words[max(i - 1, 0):i + 1])  # (or the lexicon's name for it: a synonym wins the tie)
         near = np.maximum(sim.matrix([said], [m.label for m in tied])[0], [related(said, m.label) for m in tied])
         rm = [m for m, v in sorted(zip(tied, near), key=lambda x: -x[1]) if v >= near.max() - PLACE_TIE]
-    fm_all = match_labels(sim, words, labels, text=phrase)
-    if rm and fm_all and fm_all[0].score > rm[0].score and set(fm_all[0].span.split()) & room_words:
-        rm, room_words = [], set()  # the words name a fixture better than a room ("the den gizmo stand", not "the den")
+    fm_all = _whole_names_first(match_labels(sim, words, labels, text=phrase))
+    shared = set(fm_all[0].span.split()) & room_words if rm and fm_all else set()
+    by_head = fm_all[0].score == HEAD and not shared <= set(norm(fm_all[0].label).split()) if shared else False
+    if shared and not by_head and (
+            fm_all[0].score > rm[0].score or (fm_all[0].score >= rm[0].score and
+                                              len(fm_all[0].span.split()) > len(rm[0].span.split()))):
+        # the words name a fixture better than a room, or as well and with more of them ("the den stand"
+        # where the home has one so called); a fixture they name by its head alone leaves the room word
+        # to the room ("the den table": a table in the den)
+        rm, room_words = [], set()
     chosen_rooms = [room_names[m.label] for m in rm if m.score >= rm[0].score - PLACE_TIE] if rm else []
     rest = [w for w in words if w not in room_words]
     fixtures: list[str] = []
     if rest:
-        fm = fm_all if rest == words else match_labels(sim, rest, labels, text=phrase)
+        fm = fm_all if rest == words else _whole_names_first(match_labels(sim, rest, labels, text=phrase))
         if fm and fm[0].score >= PLACE:
             top = [m.label for m in fm if m.score >= fm[0].score - PLACE_TIE]
             fixtures = [fid for fid in beliefs.fixtures if beliefs.fixture_label(fid) in top
@@ -69,6 +88,12 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                 # labels alike by their head ("the gizmo table" of several tables): nearest whole name first
                 near = sim.matrix([" ".join(rest)], [norm(beliefs.fixture_label(fid)) for fid in fixtures])[0]
                 fixtures = [fid for _, fid in sorted(zip(-near, fixtures), key=lambda x: x[0])]
+    if not fixtures and not chosen_rooms and len(room_names) > 1:
+        # another name of a room (a home has a handful, each named by its kind): the one clearly nearest
+        near = sim.matrix([" ".join(words)], list(room_names))[0]
+        order = np.argsort(-near)
+        if near[order[0]] >= ROOM_CLEAR and near[order[0]] - near[order[1]] >= ROOM_MARGIN:
+            chosen_rooms = [list(room_names.values())[order[0]]]
     return fixtures, chosen_rooms
 
 

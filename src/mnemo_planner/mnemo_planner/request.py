@@ -229,10 +229,16 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     if m:  # "where have you glimpsed the gizmo, at your leisure": the thing is the noun phrase, not the verb
         words = content_words(noun_phrase(m.group(1))) or words
     company = re.search(r"\b(?:with|alongside)\s+(?:the|a|an|my|our|your|his|her|their)\s+([a-z][\w\- ]*)", s) \
-        if m and kind == WITH and not place else None
+        if m and kind == WITH else None
     if company and m.start() < company.start() and content_words(noun_phrase(company.group(1))):
         # "what shared the plinth with the gizmo": the thing is the company, the other noun phrase where
-        relation, place, words = "at", noun_phrase(m.group(1)), content_words(noun_phrase(company.group(1)))
+        # (and where that stood, if said: "having looked into the crate in the den, what else lay with the gizmo")
+        where = noun_phrase(m.group(1))
+        if not place:
+            relation, place = "at", where
+        elif content_words(where):
+            place = f"{where} {relation} the {place}"
+        words = content_words(noun_phrase(company.group(1)))
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""
@@ -251,6 +257,14 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     # it are courtesy, or where to bring it
     object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
                                     r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s))
+    sought = re.search(r"\b(?:bring|get|fetch|grab|take|find|locate|spot)\s+(?:me\s+|us\s+)?(?:it|them)\b", s)
+    before = [(d.start(), noun_phrase(re.split(r"[,.;:!?]", s[d.end():it.start()])[0])) for d in re.finditer(
+        r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)(?=[a-z])", s[:it.start()])] if it and sought and not named else []
+    before = [(at, x) for at, x in before if content_words(x)]
+    if before:
+        # "the gizmo is somewhere on the plinth, get it": what is sought is the sentence's subject, or else
+        # the noun phrase said last before ("do me a kindness and lift the gizmo and bring it")
+        named = before[0][1] if not s[:before[0][0]].strip() else before[-1][1]
     pronoun = bool(it) and (len(content_words(pronoun_phrase)) <= 1 or object_of_verb) and not named_before \
         and not quoted and not re.search(r"\bon it\b", s)
     other = bool(OTHER.search(s)) and len([w for w in words if w not in ("ones",)]) <= 1

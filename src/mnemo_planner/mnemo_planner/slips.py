@@ -20,9 +20,10 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
            "want", "need", "wrong", "next", "near", "from", "with", "kind") + \
-    ("twin", "pair", "identical", "matching", "matches")
-# ... of which these words of reference to another thing only where the slip is no word itself ("twine")
-UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches")
+    ("twin", "pair", "identical", "matching", "matches", "check", "search")
+# ... of which these words of reference to another thing, and verbs that name where to search, only where
+# the slip is no word itself ("twine", "cheek")
+UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches", "check", "search")
 # ... of which these only before a determiner: "form the plinth", but "a tax form"
 BEFORE_DETERMINER = ("from", "with")
 # a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a

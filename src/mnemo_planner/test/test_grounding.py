@@ -291,3 +291,61 @@ def test_a_match_named_before_its_place_is_not_outbid_by_the_place_words(sim):
     g = ground(sim, b, req)
     ranked = rank_entities(sim, b, req, g, None)
     assert g.labels == ["coffee maker"] and g.reference.key == "l1" and [e.key for _, e in ranked] == ["l2"]
+
+
+def test_a_fixture_named_by_all_the_words_wins_over_one_named_by_a_part_of_them(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("p1", "plinth", room="den"), _fixture("pd1", "plinth drawer", room="den"),
+                 _fixture("dp1", "den plinth", room="hall")])
+    assert ground_place(sim, b, "the plinth drawer") == (["pd1"], [])  # not the plinth it is part of
+    # a fixture so called outbids the room of that name and what stands in it
+    assert ground_place(sim, b, "the den plinth") == (["dp1"], [])
+    assert ground_place(sim, b, "the plinth in the den") == (["p1"], ["den"])
+
+
+def test_words_that_name_no_fixture_and_no_room_name_the_room_clearly_nearest(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("s1", "plinth", room="chapel"), _fixture("s2", "plinth", room="cellar"),
+                 _fixture("s3", "plinth", room="nursery")])
+    assert ground_place(sim, b, "the prayer room") == ([], ["chapel"])
+    assert ground_place(sim, b, "the quorvo") == ([], [])  # near no room: nothing
+
+
+def test_in_a_window_the_thing_seen_at_the_nearest_of_fixtures_named_alike_comes_first(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("t1", "dax table"), _fixture("t2", "blick table"),
+                 {**_node("g1", "gizmo", "t1"), "last_seen": NOW + 10 * 3600,
+                  "trail": [{"since": NOW, "until": NOW + 10 * 3600, "parent": "t1"}]},
+                 {**_node("g2", "gizmo", "t2"), "last_seen": NOW + 11 * 3600,  # (seen last: first on a tie)
+                  "trail": [{"since": NOW, "until": NOW + 11 * 3600, "parent": "t2"}]}])
+    req = rq.parse("Bring me the gizmo seen on the daxy table this morning.", NOW + 12 * 3600)
+    g = ground(sim, b, req)
+    assert g.fixtures[0] == "t1" and set(g.fixtures) == {"t1", "t2"}
+    ranked = rank_entities(sim, b, req, g, None)
+    assert [e.key for _, e in ranked] == ["g1", "g2"], ranked
+
+
+def test_a_compound_the_lexicon_knows_is_judged_whole_inside_longer_words(sim):
+    """"the mauve writing table": a writing table (another name of an escritoire) that is mauve, not
+    any table by its head word."""
+    b = Beliefs()
+    b.add_nodes([_fixture("e1", "escritoire", color="mauve"), _fixture("t1", "dining table", color="mauve")])
+    assert ground_place(sim, b, "the mauve writing table") == (["e1"], [])
+
+
+def test_a_kind_whose_things_bear_none_of_the_options_offered_is_not_the_one_asked_about(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("p1", "plinth"), _node("b1", "blick spray", "p1", color="grey"),
+                 _node("b2", "blick spray", "p1", color="brown"), _node("s1", "snorkum", "p1", color="mauve"),
+                 _node("s2", "snorkum", "p1", color="teal")])
+    req = rq.parse("Of the dax sprays, which one stood on the plinth, the mauve one or the teal one?", NOW)
+    assert ground(sim, b, req).labels == ["snorkum"]
+    # where things of the kind named bear an option, the kind named stands
+    b.add_nodes([_node("b3", "blick spray", "p1", color="mauve")])
+    assert ground(sim, b, req).labels == ["blick spray"]
+
+
+def test_a_room_word_before_a_fixture_named_by_its_head_alone_stays_the_room_s(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("t1", "dax table", room="observatory"), _fixture("t2", "blick table", room="cellar")])
+    assert ground_place(sim, b, "the telescope room table") == (["t1"], ["observatory"])

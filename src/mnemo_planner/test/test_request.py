@@ -302,3 +302,27 @@ def test_a_slip_in_a_word_of_reference_to_another_thing_is_mended_only_where_it_
     assert fix_words("a dax idnetical to this") == "a dax identical to this"
     assert fix_words("bring the twine") == "bring the twine"  # a word of its own
     assert rq.parse("Now fetch its twwin.", NOW).other
+
+
+def test_the_thing_said_before_a_pronoun_that_is_sought_is_the_thing_named():
+    r = rq.parse("The snorkum is inside a crate in the den, go get it.", NOW)
+    assert r.named == "snorkum" and not r.pronoun and r.place == "crate in the den"
+    assert rq.parse("The mauve dax was on the plinth earlier, could you locate it?", NOW).named == "mauve dax"
+    # the sentence's subject, not the situation said after it
+    assert rq.parse("The crate of gizmos is lost in the heap on the plinth, bring it.", NOW).named == "crate of gizmos"
+    # else the noun phrase said last before it (not a noun of courtesy said first)
+    assert rq.parse("Do me a kindness and lift the mauve dax and bring it here.", NOW).named == "mauve dax"
+    # a need that refers back to a thing names the need's thing, not the one referred to
+    assert rq.parse("The gizmo on the plinth is broken, I want a tool to mend it.", NOW).named == "tool"
+
+
+def test_a_question_about_company_names_the_thing_after_with_and_the_place_opened_before():
+    r = rq.parse("After you unlocked the crate in the den, what else lay there with the gizmo?", NOW)
+    assert r.kind == rq.WITH and r.words == ("gizmo",) and r.place == "crate in the den"
+    assert rq.parse("What was on the plinth with the gizmo?", NOW).place == "plinth"
+
+
+def test_a_slip_in_a_verb_that_names_where_to_search_is_mended_where_it_is_no_word():
+    assert rq.parse("Chheck the crates in the den and find the gizmo.", NOW).scope == "the crates in the den"
+    assert rq.parse("Serach the crates for the gizmo.", NOW).scope == "the crates"
+    assert rq.parse("Wipe the cheek of the dax.", NOW).scope == ""  # a word of its own, no slip

@@ -111,10 +111,14 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 
+def _bears(sim: Similarity, values: Sequence[str], option: str) -> bool:
+    """Whether a thing's attribute values bear every word of an option ("the mauve one")."""
+    return all(word_in_values(sim, w, values) for w in norm(option).split())
+
+
 def _bear_any(sim: Similarity, beliefs: Beliefs, labels: Sequence[str], options: Sequence[str]) -> bool:
     """Whether some known thing of these kinds bears one of the options in its attributes."""
-    return any(all(word_in_values(sim, w, values_of(e)) for w in norm(o).split())
-               for e in beliefs.entities.values() if e.label in labels for o in options)
+    return any(_bears(sim, values_of(e), o) for e in beliefs.entities.values() if e.label in labels for o in options)
 
 
 def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Request,
@@ -128,7 +132,7 @@ def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Req
     there: set[str] = set()
     for e in beliefs.entities.values():
         values = values_of(e)
-        mine = {o for o in req.options if all(word_in_values(sim, w, values) for w in norm(o).split())}
+        mine = {o for o in req.options if _bears(sim, values, o)}
         if mine:
             borne.setdefault(e.label, set()).update(mine)
             if any(s.support in fixtures or (not fixtures and s.room in rooms) for s in e.within(since, until)):

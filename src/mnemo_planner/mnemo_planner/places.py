@@ -53,7 +53,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         rm = [m for m, v in sorted(zip(tied, near), key=lambda x: -x[1]) if v >= near.max() - PLACE_TIE]
     fm_all = _whole_names_first(match_labels(sim, words, labels, text=phrase))
     shared = set(fm_all[0].span.split()) & room_words if rm and fm_all else set()
-    by_head = fm_all[0].score == HEAD and not shared <= set(norm(fm_all[0].label).split()) if shared else False
+    by_head = bool(shared) and fm_all[0].score == HEAD and not shared <= set(norm(fm_all[0].label).split())
     if shared and not by_head and (
             fm_all[0].score > rm[0].score or (fm_all[0].score >= rm[0].score and
                                               len(fm_all[0].span.split()) > len(rm[0].span.split()))):

@@ -250,16 +250,19 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         if phrase and phrase not in ("something", "anything", "thing", "stuff", "whatever"):
             named = phrase
     it = re.search(r"\b(?:it|them|that one|this one)\b", s)
-    # ("the gizmo was on the plinth, can you find it?": the pronoun refers to the noun phrase before it)
-    named_before = bool(it) and (bool(re.search(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)[a-z]", s[:it.start()]))
+    # noun phrases opened by a determiner before the pronoun ("the gizmo was on the plinth, can you find it?":
+    # the pronoun refers to one of them)
+    phrases = list(re.finditer(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)(?=[a-z])", s[:it.start()])) \
+        if it else []
+    named_before = bool(it) and (bool(phrases)
                                  or any(_names_some(w) for w in re.findall(r"\b(?:some|any)\s+([a-z]+)", s[:it.start()])))
     # the object of a verb of fetching ("pick it up and bring it here, much obliged"): the words around
     # it are courtesy, or where to bring it
     object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
                                     r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s))
     sought = re.search(r"\b(?:bring|get|fetch|grab|take|find|locate|spot)\s+(?:me\s+|us\s+)?(?:it|them)\b", s)
-    before = [(d.start(), noun_phrase(re.split(r"[,.;:!?]", s[d.end():it.start()])[0])) for d in re.finditer(
-        r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)(?=[a-z])", s[:it.start()])] if it and sought and not named else []
+    before = [(d.start(), noun_phrase(re.split(r"[,.;:!?]", s[d.end():it.start()])[0]))
+              for d in phrases] if sought and not named else []
     before = [(at, x) for at, x in before if content_words(x)]
     if before:
         # "the gizmo is somewhere on the plinth, get it": what is sought is the sentence's subject, or else

@@ -261,6 +261,7 @@ def test_honest_skills_see_through_the_stacks_perception_and_graph(scenario_file
                 detections.publish(out)
         h.client.create_subscription(Image, names.COLOR_IMAGE, perceive, sensor_qos(reliable=True, depth=5))
         assert h.wait_for(lambda: sim.perceived.nodes, timeout=DEADLINE)
+        assert h.wait_for(lambda: detections.get_subscription_count() > 0, DEADLINE)  # answers not lost
 
         where = sim.world.truth_location("mug_1")
         assert h.call(Navigate, names.SKILL_NAVIGATE, target=where).error_code == Status.OK
@@ -294,7 +295,7 @@ def test_honest_patrol_moves_on_once_perception_has_each_frame(scenario_file, tm
     from mnemo_interfaces.msg import DetectionArray
 
     h = Harness(unique_domain_id(), [sim_factory(scenario_file, tmp_path / "data", perception="honest",
-                                                 image_every=20, perception_timeout=3.0)])
+                                                 image_every=20, perception_timeout=6.0)])
     try:
         detections = h.client.create_publisher(DetectionArray, names.DETECTIONS, 20)
         received, answered, up = Counter(), set(), [True]
@@ -309,6 +310,8 @@ def test_honest_patrol_moves_on_once_perception_has_each_frame(scenario_file, tm
                 answered.add(stamp)
         h.client.create_subscription(Image, names.COLOR_IMAGE, perceive, sensor_qos(reliable=True, depth=5))
         assert h.wait_for_publishers()
+        # the simulator's reader of detections matched too: an answer published before that is lost
+        assert h.wait_for(lambda: detections.get_subscription_count() > 0, DEADLINE)
 
         response = h.call(RunPatrol, names.SIM_RUN_PATROL, until_task="day 0 12:00", rate=1000.0)
         assert response.error_code == Status.OK and response.observations == 200, response.error_msg
@@ -350,6 +353,7 @@ def test_honest_open_reports_the_opened_view_however_late_perception_answers(sce
         h.client.create_subscription(InstanceSegmentation, names.SEGMENTATION, perceive,
                                      sensor_qos(reliable=True, depth=50))
         assert h.wait_for_publishers()
+        assert h.wait_for(lambda: detections.get_subscription_count() > 0, DEADLINE)  # answers not lost
 
         assert h.call(StartTask, names.SIM_START_TASK, task_id="cab_a").error_code == Status.OK
         assert h.call(Navigate, names.SKILL_NAVIGATE, target="cabinet_2").error_code == Status.OK

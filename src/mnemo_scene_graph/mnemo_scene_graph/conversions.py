@@ -44,7 +44,8 @@ def node_to_msg(node: GraphNode) -> ObjectNode:
         relation=node.relation, first_seen=time_to_msg(node.first_seen), last_seen=time_to_msg(node.last_seen),
         observation_count=int(node.observation_count),
         properties=[property_to_msg(k, v) for k, v in sorted(node.properties.items())],
-        contents=list(node.contents), state=node.state, task_history=list(node.task_history))
+        contents=list(node.contents), state=node.state, task_history=list(node.task_history),
+        merged_ids=list(node.merged_ids))
 
 
 def node_from_msg(msg: ObjectNode) -> GraphNode:
@@ -54,7 +55,8 @@ def node_from_msg(msg: ObjectNode) -> GraphNode:
         box_min=point_from_msg(msg.box_min), box_max=point_from_msg(msg.box_max), room=msg.room, parent=msg.parent,
         relation=msg.relation, first_seen=time_from_msg(msg.first_seen), last_seen=time_from_msg(msg.last_seen),
         observation_count=int(msg.observation_count), properties=properties_from_msgs(msg.properties),
-        contents=list(msg.contents), state=msg.state or STATE_CURRENT, task_history=list(msg.task_history))
+        contents=list(msg.contents), state=msg.state or STATE_CURRENT, task_history=list(msg.task_history),
+        merged_ids=list(msg.merged_ids))
 
 
 # -- events --------------------------------------------------------------------------

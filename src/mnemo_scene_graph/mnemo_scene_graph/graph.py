@@ -30,7 +30,9 @@ scene-graph node serves the same over ROS):
     g.to_dict() / SceneGraph.from_dict(d, config)     # snapshot; replay(events) re-applies a log
 
 Node ids are a label slug plus a counter (`mug_2`); fixture sightings that carry a fixture id
-(public map knowledge, e.g. `cabinet_2`) keep that id. Oracle instance ids are stored in the
+(public map knowledge, e.g. `cabinet_2`) keep that id. A node that absorbs another (found to be
+the same object) lists the absorbed ids in `merged_ids`, oldest first, so that records naming them
+name it; get() and resolve() take them too. Oracle instance ids are stored in the
 `instance_id` property and are never used for association: association works from label,
 geometry and colour, as it must with real perception.
 
@@ -141,6 +143,7 @@ class GraphNode:
     misses: int = 0  # frames since the last sighting that covered the node's place without seeing it
     location_trail: list[Location] = field(default_factory=list)
     property_trails: dict[str, list[PropertyValue]] = field(default_factory=dict)
+    merged_ids: list[str] = field(default_factory=list)  # nodes it absorbed, oldest first: their ids name it
 
     @property
     def size(self) -> float:
@@ -168,6 +171,7 @@ class GraphNode:
             "contents": list(self.contents), "contents_source": self.contents_source,
             "contents_stamp": self.contents_stamp, "task_history": list(self.task_history), "state": self.state,
             "located_since": self.located_since, "located_count": self.located_count, "misses": self.misses,
+            "merged_ids": list(self.merged_ids),
         }
         if trails:
             d["location_trail"] = [loc.to_dict() for loc in self.location_trail]
@@ -189,6 +193,7 @@ class GraphNode:
             located_count=int(d.get("located_count", 0)), misses=int(d.get("misses", 0)),
             location_trail=[Location.from_dict(x) for x in d.get("location_trail", [])],
             property_trails={k: [PropertyValue(**p) for p in v] for k, v in d.get("property_trails", {}).items()},
+            merged_ids=list(d.get("merged_ids", [])),
         )
 
 
@@ -408,6 +413,7 @@ class SceneGraph:
 
     def _remove_node(self, node_id: str, into: str) -> None:
         node = self._node(node_id)
+        self._node(into).merged_ids += [*node.merged_ids, node_id]
         self._by_label[(node.kind, node.norm_label)].discard(node_id)
         self.graph.remove_node(node_id)
         if node.kind == KIND_FIXTURE:
@@ -978,6 +984,10 @@ class SceneGraph:
             if node.kind != KIND_FIXTURE:
                 g._add_node(node)
         g.aliases = dict(d.get("aliases", {}))
+        for absorbed in g.aliases:  # a snapshot from before nodes listed the ids they absorbed
+            kept = g.graph.nodes.get(g.resolve(absorbed), {}).get("node")
+            if kept is not None and absorbed not in kept.merged_ids:
+                kept.merged_ids.append(absorbed)
         g._mapped = set(d.get("mapped", ()))
         return g
 

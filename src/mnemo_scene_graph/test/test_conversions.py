@@ -17,7 +17,8 @@ def sample_node() -> GraphNode:
                      first_seen=100.5, last_seen=86400.25, observation_count=7,
                      properties={"locked": PropertyValue("true", 0.75, "interaction", 200.0),
                                  "color": PropertyValue("white", 1.0, "perception", 100.5)},
-                     contents=["scissors", "tape"], task_history=["open:failed:locked"], state="stale")
+                     contents=["scissors", "tape"], task_history=["open:failed:locked"], state="stale",
+                     merged_ids=["cabinet_7", "cabinet_4"])
 
 
 def test_property_round_trip():
@@ -28,6 +29,7 @@ def test_property_round_trip():
 def test_node_round_trip():
     node = sample_node()
     back = node_from_msg(node_to_msg(node))
+    assert back.merged_ids == ["cabinet_7", "cabinet_4"]  # ids it absorbed, in order: readers key records by them
     assert back.to_dict(trails=False) == {**node.to_dict(trails=False), "located_since": 0.0, "located_count": 0,
                                           "contents_source": "", "contents_stamp": 0.0}
 

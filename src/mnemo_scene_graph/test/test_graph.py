@@ -4,7 +4,7 @@ import math
 import pytest
 
 from mnemo_common.types import Detection, MnemoError, Observation, Pose2D, Pose3D, PropertyValue, Sighting
-from mnemo_scene_graph.graph import GraphConfig, SceneGraph
+from mnemo_scene_graph.graph import GraphConfig, GraphEvent, GraphNode, SceneGraph
 from mnemo_scene_graph.geometry import frustum_visible_fn, normalize_label
 
 
@@ -161,6 +161,35 @@ def test_moved_object_seen_first_at_new_place_is_merged_when_old_place_found_emp
     assert node.id == "mug_1" and node.parent == "sink_1" and node.state == "current"
     assert node.observation_count == 2
     assert g.location_trail("mug_1")[-1].parent == "table_1"
+
+
+def test_a_node_lists_the_ids_it_absorbed_oldest_first_in_its_dict_snapshot_and_replay():
+    g, log = SceneGraph(), []
+    g.add_listener(log.append)
+    table, sink, shelf = fixture("table_1", "table", 1.0, 2.0), fixture("sink_1", "sink", 3.0, 0.5), \
+        fixture("shelf_1", "shelf", 5.0, 0.5)
+    g.integrate_observation(obs(10.0, [table, mug(1.0, 2.0, support="table_1")]))
+    g.integrate_observation(obs(50.0, [sink, mug(3.0, 0.5, support="sink_1")]))
+    g.integrate_observation(obs(60.0, [table]), visible_fn=lambda p: p[0] < 2.0)  # mug_2 was mug_1, moved
+    g.integrate_observation(obs(100.0, [shelf, mug(5.0, 0.5, support="shelf_1")]))
+    r = g.integrate_observation(obs(110.0, [sink]), visible_fn=lambda p: 2.0 < p[0] < 4.0)  # and mug_3 too
+    assert r.merged == [("mug_3", "mug_1")]
+    assert g.get("mug_1").to_dict()["merged_ids"] == ["mug_2", "mug_3"]
+    snap = g.to_dict()
+    assert SceneGraph.from_dict(snap).get("mug_1").merged_ids == ["mug_2", "mug_3"]
+    rebuilt = SceneGraph()
+    rebuilt.replay(log)
+    assert rebuilt.get("mug_1").merged_ids == ["mug_2", "mug_3"]
+    for node in snap["nodes"]:  # a snapshot written before nodes listed them: its aliases tell
+        node.pop("merged_ids")
+    assert SceneGraph.from_dict(snap).get("mug_1").merged_ids == ["mug_2", "mug_3"]
+    # A node absorbed after absorbing another hands that id on too.
+    chain = SceneGraph()
+    created = [GraphEvent(i + 1, 1.0, nid, "created", new=GraphNode(nid, "cup").to_dict())
+               for i, nid in enumerate(("cup_1", "cup_2", "cup_3"))]
+    chain.replay([*created, GraphEvent(4, 2.0, "cup_3", "merged", "into", "cup_3", "cup_2"),
+                  GraphEvent(5, 3.0, "cup_2", "merged", "into", "cup_2", "cup_1")])
+    assert chain.get("cup_1").merged_ids == ["cup_3", "cup_2"] and chain.resolve("cup_3") == "cup_1"
 
 
 def test_merge_on_stale_ignores_look_alikes_of_another_colour():

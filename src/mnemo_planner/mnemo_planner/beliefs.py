@@ -148,11 +148,26 @@ class Beliefs:
             if (s.since, s.support) not in spans:
                 e.sightings.append(s)
         self._node_key[nid] = key
+        if key == nid:  # (an instance id names the thing itself; records then carry it, not node ids)
+            self._absorb(e, get(n, "merged_ids", []) or [])
         self.entities[key] = e
         if e.support and e.support not in self.fixtures:
             self.fixtures[e.support] = FixtureInfo(e.support, "")
         if get(n, "relation", "") == "in" and e.support:
             self.fixtures[e.support].container = True
+
+    def _absorb(self, e: Entity, merged_ids: Iterable[str]) -> None:
+        """The ids of nodes the graph merged into ``e``'s node name ``e`` from now on, and what was
+        believed under them before is ``e``'s: one thing, not one per id memory or the camera kept."""
+        for absorbed in merged_ids:
+            self._node_key[absorbed] = e.key
+            other = self.entities.pop(absorbed, None) if absorbed != e.key else None
+            if other is None:
+                continue
+            spans = {(s.since, s.support) for s in e.sightings}
+            e.sightings += [s for s in other.sightings if (s.since, s.support) not in spans]
+            for k, v in other.attributes.items():
+                e.attributes.setdefault(k, v)
 
     def add_records(self, records: Iterable[Any]) -> None:
         self._value_words = None
@@ -209,7 +224,8 @@ class Beliefs:
 
     def _key_of(self, ident: str) -> str:
         """An id from perception or memory as an entity key: an instance id is its own key; a
-        scene-graph node id maps to its node's key (the two namespaces may share spellings)."""
+        scene-graph node id, or the id of a node merged into it, maps to its node's key (the two
+        namespaces may share spellings)."""
         if not ident or ident in self.entities:
             return ident
         return self._node_key.get(ident, ident)

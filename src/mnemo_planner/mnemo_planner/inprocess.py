@@ -42,6 +42,7 @@ def node_dict(node: Any) -> dict:
             "first_seen": float(node.first_seen), "last_seen": float(node.last_seen),
             "observation_count": int(node.observation_count), "properties": props,
             "contents": list(node.contents), "state": node.state, "task_history": list(node.task_history),
+            "merged_ids": list(getattr(node, "merged_ids", [])),
             "trail": [{"parent": loc.parent, "since": float(loc.since), "until": float(loc.until)}
                       for loc in [*getattr(node, "location_trail", []), node.location()] if loc.parent]
             if hasattr(node, "location") else []}

@@ -12,6 +12,8 @@ from mnemo_planner.calendar import Calendar
 from mnemo_planner.grounding import ground
 from mnemo_planner.matching import Similarity
 from mnemo_planner.hypotheses import rank_entities
+from mnemo_planner.inprocess import node_dict
+from mnemo_scene_graph.graph import GraphNode
 
 DAY = 86400.0
 NOW = 3 * DAY + 18 * 3600.0
@@ -96,3 +98,29 @@ def test_another_of_it_is_another_of_the_kind_fetched_before(sim):
     g = ground(sim, b, req)
     ranked = [e.key for _, e in rank_entities(sim, b, req, g, {"target": "g1", "label": "gizmo"})]
     assert ranked == ["g2"], ranked
+
+
+def _record(rid, stamp, object_id, label, support):
+    return {"id": rid, "stamp": stamp, "room": "den",
+            "sightings": [{"object_id": object_id, "label": label, "support": support, "relation": "on"}]}
+
+
+@pytest.mark.parametrize("nodes_first", [True, False])
+def test_sightings_under_an_id_the_graph_merged_away_count_as_the_node_that_absorbed_it(sim, nodes_first):
+    # memory kept the id the graph gave the quibble before it found the two nodes one thing
+    node = node_dict(GraphNode("quibble_1", "quibble", parent="plinth_1", relation="on", room="den",
+                               last_seen=NOW - 600.0, merged_ids=["quibble_2"]))
+    records = [_record("r1", NOW - 7200.0, "quibble_2", "quibble", "plinth_1"),
+               _record("r2", NOW - 3600.0, "quibble_1", "quibble", "plinth_1")]
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth", "den")])
+    if nodes_first:
+        b.add_nodes([node])
+    b.add_records(records)
+    if not nodes_first:
+        b.add_nodes([node])
+    quibbles = [e for e in b.entities.values() if e.label == "quibble"]
+    assert [e.key for e in quibbles] == ["quibble_1"]
+    assert {s.frame for s in quibbles[0].sightings} >= {"rec:r1", "rec:r2"}
+    a = _answer(sim, b, "How many quibbles did you see on the plinth today?")
+    assert "1 quibble" in a, a

@@ -166,6 +166,16 @@ class Lexicon:
             return whole, 0
         return self.senses(words[-1]), 1
 
+    def kind_of(self, lower: str, upper: str, hops: int = 2) -> bool:
+        """Whether what ``lower`` names is a kind of what ``upper`` names (or another name of it), within
+        ``hops`` is-a links; never where ``upper`` is known by its head alone (a "dax gizmo" is one kind
+        of gizmo, not every kind)."""
+        (sl, xl), (su, xu) = self.meaning(lower), self.meaning(upper)
+        if not sl or not su or xu:
+            return False
+        up = self.ancestors(sl, hops)
+        return any(o in up and up[o] + xl <= hops for o in su)
+
     def distance(self, a: str, b: str, hops: int = 2) -> Optional[int]:
         """Is-a links between what two phrases name (0: synonyms), up to ``hops``; None when
         unrelated or unknown. Only one direction counts per pair: one must be a kind of the other.

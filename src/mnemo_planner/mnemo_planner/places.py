@@ -6,6 +6,7 @@ import re
 import numpy as np
 
 from mnemo_planner.beliefs import Beliefs
+from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
 from mnemo_planner.naming import HEAD, related
 from mnemo_planner.request import content_words
@@ -98,10 +99,11 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
 
 
 def kin_fixtures(beliefs: Beliefs, fixtures: list[str], rooms: list[str]) -> list[str]:
-    """Fixtures the place words may mean beside those they named: of a kind of a named fixture, or the
-    reverse, as the lexicon knows kinds ("the dax seat" may be the blick seat where both are seats), in
-    the rooms named (anywhere when none is). They come after the named ones."""
+    """Fixtures the place words may mean beside those they named: of a kind of a named fixture, as the
+    lexicon knows kinds (a "seat" may be the armchair), in the rooms named (anywhere when none is). They
+    come after the named ones. A fixture of a more general kind is not one of them: the words named
+    something more particular (a cabinet need not be the dresser said)."""
     labels = {beliefs.fixture_label(fid) for fid in fixtures}
     return [fid for fid, f in beliefs.fixtures.items() if fid not in fixtures and (not rooms or f.room in rooms)
             and beliefs.fixture_label(fid) not in labels
-            and any(related(lab, beliefs.fixture_label(fid)) > 0 for lab in labels)]
+            and any(lexicon().kind_of(beliefs.fixture_label(fid), lab) for lab in labels)]

@@ -281,6 +281,16 @@ def test_a_place_word_may_mean_a_fixture_of_a_kind_of_the_one_it_names(sim):
     assert g.reference.key == "d1" and [e.key for _, e in ranked] == ["d2"]
 
 
+def test_a_fixture_of_a_more_general_kind_than_the_one_named_is_not_what_the_words_mean(sim):
+    # a footstool is a kind of stool: "the footstool" names the footstool alone, never the plain stool
+    # (which would be searched next as though named, before places the thing is likelier to be)
+    b = Beliefs()
+    b.add_nodes([_fixture("stool_1", "stool"), _fixture("footstool_1", "footstool"), _fixture("bed_1", "bed"),
+                 _node("d1", "dax", "footstool_1", material="felt")])
+    g = ground(sim, b, rq.parse("Bring the dax that is usually on the footstool.", NOW))
+    assert g.fixtures == ["footstool_1"] and g.kin == []
+
+
 def test_a_match_named_before_its_place_is_not_outbid_by_the_place_words(sim):
     # "blick" is the place's word and the first word of another label: the thing is the one named before
     b = Beliefs()

@@ -16,6 +16,14 @@ STOPWORDS = {
     "shall", "sure", "well", "really", "maybe", "actually", "kindly", "quickly", "somewhere", "anywhere", "time",
     "someone", "somebody", "anyone", "anybody", "everyone", "something", "anything", "thing", "things", "stuff",
     "whenever", "unless", "while", "once", "as", "tell", "know", "remind", "away", "aside", "many", "much", "only", "sorry",
-    "whatever", "whichever", "them", "they", "he", "she", "him", "itself", "themselves", "myself", "yourself", "yours", "ours", "theirs", "hers",
+    "whatever", "whichever", "wherever", "whoever", "however", "them", "they", "he", "she", "him", "itself", "themselves", "myself", "yourself", "yours", "ours", "theirs", "hers",
     # ("hand" and "pass" are verbs of fetching and nouns of things alike: "hand me the hand cream")
 }
+
+# The rest of the closed classes, which the lexical database (of content words) does not list either:
+# words of the language, never slips of the function words above ("than" is no "thank").
+CLOSED_CLASS = frozenset({
+    "than", "although", "because", "whether", "until", "upon", "without", "towards", "toward", "among", "amongst",
+    "via", "per", "whose", "whom", "whomever", "nor", "unto", "whilst", "amid", "versus", "against", "during",
+    "since", "whereas", "wherein", "whereby",
+})

@@ -100,6 +100,14 @@ def noun_use(words: list[str], i: int) -> bool:
     return (before in DETERMINERS or before not in STOPWORDS) and bool(lexicon().senses(words[i]))
 
 
+# "..., if it's no bother", "once you have a minute": a condition of courtesy
+COURTESY = r"\b(?:if|when|whenever|once)\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*"
+
+
+# Nouns that stand for whatever will do ("the proper thing", "some stuff"): no name of a thing.
+PLACEHOLDERS = ("something", "anything", "thing", "things", "stuff", "whatever", "one", "ones")
+
+
 # Irregular past participles that may follow the thing wanted ("the gizmo brought up", "it taken away").
 PARTICIPLES = ("brought", "taken", "given", "sent", "put", "left", "kept", "got", "gotten", "shown", "held", "set",
                "carried", "fetched", "moved", "delivered", "returned")
@@ -139,6 +147,12 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         # "the mauve gizmo on the plinth is alone now; find the matching one": the other sentence
         # describes the thing the pronoun or the match refers to
         main, context = context.rstrip(".!?;") + "; " + main, ""
+    offer = bool(context) and main in questions and _asks_for_nothing(main) and not questions[:-1] \
+        and bool(content_words(fix_words(context.lower())))
+    if offer:
+        # "the dax wobbles and I must fix it. what might serve?": a question that names no thing, after a
+        # sentence saying what is going on, asks for what answers that
+        main, context = context.rstrip(".!?;") + "; " + main, ""
     if context and not content_words(OPTIONS.sub(" ", fix_words(main.lower()))) and OPTIONS.search(main.lower()):
         # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
         main, context = context.rstrip(".!?;") + "; " + main, ""
@@ -173,7 +187,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     m = re.search(r"\b([a-z]+)'s\b", s)
     if m and m.group(1) not in ("it", "that", "what", "where", "who", "there", "here", "he", "she", "let", "one"):
         owner = m.group(1)
-    intent, kind = (RECALL, recall_kind(s.strip())) if is_question(main) and not re.search(
+    intent, kind = (RECALL, recall_kind(s.strip())) if is_question(main) and not offer and not re.search(
         r"^\s*(?:(?!(?:where|when|which|what|how|who)\b)\w+\W+){0,8}?(?:could|can|would|will) you (?:please )?(?:bring|get|fetch|grab|hand|pass|give|find|go)\b", s) \
         else (FETCH, "")
     if intent == RECALL and options and (asks_which or kind in (WHERE, SEEN, WHAT_AT)):
@@ -218,8 +232,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     s = plain(s, STOPWORDS)  # (no idiom names a thing; the place phrase is out already: "on the side")
     # "..., if it's no bother", "once you have a minute": a condition of courtesy, no thing (of a question,
     # only "if" after a comma: "when you ..." may date what it asks about, "tell me if ..." is the question)
-    s = re.sub(r"\b(?:if|when|whenever|once)\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*"
-               if intent != RECALL else r"(?<=[,;])\s*if\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
+    s = re.sub(COURTESY if intent != RECALL else r"(?<=[,;])\s*if\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)
@@ -247,8 +260,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                          r"(?:me\s+|us\s+|over\s+)?(?:(?:the|a|an|my|some|any|our|his|her|their|[a-z]+'s)\s+)?"
                          r"([a-z][\w\- ]*)", s):
         phrase = noun_phrase(m.group(1))
-        if phrase and phrase not in ("something", "anything", "thing", "stuff", "whatever"):
-            named = phrase
+        head = m.group(1)[len(phrase):].split()[:1]
+        if phrase and phrase not in PLACEHOLDERS and not (head and head[0] in PLACEHOLDERS):
+            named = phrase  # (not "the proper thing": words before a placeholder name nothing)
     it = re.search(r"\b(?:it|them|that one|this one)\b", s)
     # noun phrases opened by a determiner before the pronoun ("the gizmo was on the plinth, can you find it?":
     # the pronoun refers to one of them)
@@ -275,6 +289,18 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                    quoted=quoted, owner=owner, relation=relation, place=place, window=window,
                    time_words=time_words.strip(), habit=habit, excluded=tuple(excluded), options=options,
                    match=match, pronoun=pronoun, other=other, scope=scope, context=context, asks=asks, named=named)
+
+
+def _asks_for_nothing(question: str) -> bool:
+    """A question of what or where with no noun phrase, no word the lexicon knows as a physical thing (of
+    three letters or more: two are a symbol, "ta" no element) and no pronoun that refers to one ("what
+    might serve?", "could you assist?"; not "where does it sit?", "where might the dax be?", or a question
+    of what was seen)."""
+    s = re.sub(COURTESY, " ", fix_words(question.lower()))
+    determined = [m.group(1) for m in re.finditer(r"\b(?:the|a|an|my|our|your|his|her|their|this|that)\s+([a-z]+)", s)]
+    return recall_kind(s) in (WHAT_AT, WHERE) and not OPTIONS.search(s) and \
+        all(w in PLACEHOLDERS for w in determined) and not re.search(r"\b(?:it|they|them|those|these)\b", s) and \
+        not any(len(w) > 2 and lexicon().senses(w) for w in content_words(s))
 
 
 def _names_some(word: str) -> bool:

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import re
 
-from mnemo_planner.function_words import STOPWORDS
+from mnemo_planner.function_words import CLOSED_CLASS, STOPWORDS
 from mnemo_planner.lexicon import lexicon
 
 
 def known(word: str) -> bool:
     """A word of the language (True when no lexical database is installed: nothing is taken for a slip)."""
     lex = lexicon()
-    return not lex or lex.knows(word)
+    return not lex or word in CLOSED_CLASS or lex.knows(word)
 
 
-# Function words a slip of the keyboard must not hide (compared within one edit).
+# Function words a slip of the keyboard must not hide (compared within one edit), the first always and the
+# rest (every other function word) only where the slip is no word of the language.
 LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what", "yesterday", "morning", "evening",
            "afternoon", "today", "usually", "normally", "please", "exactly", "same", "like", "find", "there", "last",
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
            "want", "need", "wrong", "next", "near", "from", "with", "kind") + \
     ("twin", "pair", "identical", "matching", "matches", "check", "search")
+FUNCTION = tuple(sorted(w for w in STOPWORDS if "'" not in w))
 # ... of which these words of reference to another thing, and verbs that name where to search, only where
 # the slip is no word itself ("twine", "cheek")
 UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches", "check", "search")
@@ -30,6 +32,18 @@ BEFORE_DETERMINER = ("from", "with")
 # contraction of English ("here's", "that's", "there's")
 WH = ("where", "what", "when", "which")
 CONTRACTED = ("here", "there", "that", "it", "he", "she", "who", "let", "one")
+
+
+def near_a_word(word: str) -> bool:
+    """Whether some word of the language other than a function word is one edit away."""
+    lex = lexicon()
+    if not lex:
+        return True
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    edits = {a + b[1:] for a, b in splits if b} | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1} | \
+        {a + c + b[1:] for a, b in splits if b for c in letters} | {a + c + b for a, b in splits for c in letters}
+    return any(e != word and len(e) > 2 and e not in STOPWORDS and lex.knows(e) for e in edits)
 
 
 def one_edit(a: str, b: str) -> bool:
@@ -64,15 +78,22 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
         # a four-letter word is only taken for a longer one (a dropped letter) or for the same letters with
         # two neighbours swapped: changing one letter of a short word makes another word too often
         after = re.findall(r"[a-z]+", text[m.end():][:12])
-        near = [x for x in lexicon if len(x) >= 4 and one_edit(w, x)
-                and (len(w) > 4 or len(x) > len(w) or sorted(w) == sorted(x))
-                and (not after_determiner or x in NOMINAL)
-                and (x not in UNKNOWN_ONLY or not known(w))
-                and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
-                # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
-                and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
-                and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
-        return near[0] if len(near) == 1 else w
+
+        def near(words: tuple[str, ...]) -> list[str]:
+            return [x for x in words if len(x) >= 4 and one_edit(w, x)
+                    and (len(w) > 4 or len(x) > len(w) or sorted(w) == sorted(x))
+                    and (not after_determiner or x in NOMINAL)
+                    and (x not in UNKNOWN_ONLY or not known(w))
+                    and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
+                    # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
+                    and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
+                    and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
+        found = near(lexicon)
+        if not found and lexicon is LEXICON and not known(w) and not near_a_word(w):
+            # any other function word, where the slip is no word and one edit from no word of the language
+            # ("aawy"; but "bnder" may be a "binder")
+            found = near(FUNCTION)
+        return found[0] if len(found) == 1 else w
 
     def wh(m: re.Match) -> str:
         w = m.group(1)

@@ -326,3 +326,30 @@ def test_a_slip_in_a_verb_that_names_where_to_search_is_mended_where_it_is_no_wo
     assert rq.parse("Chheck the crates in the den and find the gizmo.", NOW).scope == "the crates in the den"
     assert rq.parse("Serach the crates for the gizmo.", NOW).scope == "the crates"
     assert rq.parse("Wipe the cheek of the dax.", NOW).scope == ""  # a word of its own, no slip
+
+
+def test_a_slip_in_any_function_word_is_mended_where_the_slip_is_no_word():
+    assert rq.fix_words("locate the dax wherevr it sits") == "locate the dax wherever it sits"
+    r = rq.parse("Locate the dax wherevr it sits, then carry it here.", NOW)
+    assert r.named == "dax"
+    r = rq.parse("The blick squeaks, it must be put aawy; fetch the dax.", NOW)
+    assert r.named == "dax"
+
+
+def test_words_before_a_placeholder_name_no_thing():
+    # "the proper thing": whatever answers what was said, not a thing called "proper"
+    r = rq.parse("The blick wobbles. retrieve the proper thing, robot.", NOW)
+    assert r.intent == rq.FETCH and r.named == ""
+    assert rq.parse("Retrieve the blue dax, robot.", NOW).named == "blue dax"
+
+
+def test_a_question_that_asks_for_nothing_after_a_statement_asks_for_what_answers_it():
+    for text in ("The blick is loose and I must mend the dax. what might serve?",
+                 "The blick is loose and I must mend the dax. what might serve, ta?",
+                 "The blick is loose. could you assist when you are free?"):
+        r = rq.parse(text, NOW)
+        assert r.intent == rq.FETCH and "blick" in r.words, text
+    # a question about a thing, by name or by pronoun, or about what was seen, stays a question
+    for text in ("The dax was on the plinth. where does it sit now?", "We had guests over. what did the camera catch?",
+                 "I lost a dax. where might the blick be?"):
+        assert rq.parse(text, NOW).intent == rq.RECALL, text

@@ -111,6 +111,16 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 
+def _spelled(m: LabelMatch) -> bool:
+    """Whether the words that matched a label spell one of its words (not only resemble it)."""
+    return bool({singular(w) for w in m.span.split()} & {singular(w) for w in norm(m.label).split()})
+
+
+def _a_name(word: str, text: str) -> bool:
+    """A proper name: no word of the language, or written with a capital inside the sentence."""
+    return not lexicon().knows(word) or re.search(rf"(?<=[a-z,;] ){re.escape(word.capitalize())}\b", text) is not None
+
+
 def _bears(sim: Similarity, values: Sequence[str], option: str) -> bool:
     """Whether a thing's attribute values bear every word of an option ("the mauve one")."""
     return all(word_in_values(sim, w, values) for w in norm(option).split())
@@ -197,6 +207,10 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     if not keep and (req.named or req.intent == "recall"):  # (a need names no thing: "something to ...")
         keep = by_value(sim, beliefs, content_words(req.named) if req.named and req.intent != "recall" else words,
                         req.text)
+    if keep and not _spelled(keep[0]):
+        # "the Zenthra cans": the kind that alone bears a name said, over a kind the words only resemble
+        brand = by_value(sim, beliefs, [w for w in words if _a_name(w, req.text)], req.text)
+        keep = brand if brand and brand[0].label not in {m.label for m in keep} else keep
     if req.options and (not keep or not _bear_any(sim, beliefs, [m.label for m in keep], req.options)):
         # (a kind whose things bear none of the options offered is not the one asked about)
         keep = by_options(sim, beliefs, words, req, place) or keep

@@ -359,3 +359,14 @@ def test_a_room_word_before_a_fixture_named_by_its_head_alone_stays_the_room_s(s
     b = Beliefs()
     b.add_nodes([_fixture("t1", "dax table", room="observatory"), _fixture("t2", "blick table", room="cellar")])
     assert ground_place(sim, b, "the telescope room table") == (["t1"], ["observatory"])
+
+
+def test_a_name_only_one_kind_bears_outbids_a_kind_the_words_only_resemble(sim):
+    # "cup" resembles the home's mugs, but only the gizmo says "Zenthra": the thing is that gizmo
+    b = Beliefs()
+    b.add_nodes([_fixture("shelf_1", "shelf"), _node("m1", "mug", "shelf_1", color="teal"),
+                 _node("g1", "gizmo", "shelf_1", brand="Zenthra")])
+    assert ground(sim, b, rq.parse("Bring me the cup.", NOW)).labels == ["mug"]
+    assert ground(sim, b, rq.parse("Bring me the Zenthra cup.", NOW)).labels == ["gizmo"]
+    # a name spelled by the label itself stands ("the Zenthra mug" is a mug never seen, not the gizmo)
+    assert ground(sim, b, rq.parse("Bring me the Zenthra mug.", NOW)).labels == ["mug"]

@@ -91,6 +91,12 @@ def _props(node: Any) -> dict[str, str]:
     return {k: str(get(v, "value", v)) for k, v in props.items()}
 
 
+def _add_sightings(e: Entity, sightings: Iterable[Sighting]) -> None:
+    """Add to ``e`` the sightings of a stay it does not hold yet (the same start at the same place)."""
+    spans = {(s.since, s.support) for s in e.sightings}
+    e.sightings += [s for s in sightings if (s.since, s.support) not in spans]
+
+
 class Beliefs:
     def __init__(self) -> None:
         self.entities: dict[str, Entity] = {}
@@ -142,11 +148,8 @@ class Beliefs:
             e.support, e.room, e.last_seen = get(n, "parent", "") or "", get(n, "room", "") or "", last
             e.current = get(n, "state", "current") == "current"
         trail = get(n, "trail", []) or []
-        spans = {(s.since, s.support) for s in e.sightings}
-        for loc in trail:
-            s = Sighting(float(loc["since"]), float(loc["until"]), loc.get("parent", ""), "", f"node:{nid}")
-            if (s.since, s.support) not in spans:
-                e.sightings.append(s)
+        _add_sightings(e, [Sighting(float(loc["since"]), float(loc["until"]), loc.get("parent", ""), "", f"node:{nid}")
+                           for loc in trail])
         self._node_key[nid] = key
         if key == nid:  # (an instance id names the thing itself; records then carry it, not node ids)
             self._absorb(e, get(n, "merged_ids", []) or [])
@@ -164,8 +167,7 @@ class Beliefs:
             other = self.entities.pop(absorbed, None) if absorbed != e.key else None
             if other is None:
                 continue
-            spans = {(s.since, s.support) for s in e.sightings}
-            e.sightings += [s for s in other.sightings if (s.since, s.support) not in spans]
+            _add_sightings(e, other.sightings)
             for k, v in other.attributes.items():
                 e.attributes.setdefault(k, v)
 

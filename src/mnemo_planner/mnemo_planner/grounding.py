@@ -105,9 +105,8 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
     # a name (a brand: no word of the language, or written with a capital inside the sentence) still
     # names what bears it
     head = words[-1] if words and lexicon().senses(words[-1]) else ""
-    names = {w.lower() for w in re.findall(r"(?<=[a-z,;] )[A-Z][\w'-]*", text)}  # capitalised mid-sentence
     kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1
-             and not (head and w != head and lexicon().knows(w) and w not in names)}
+             and not (head and w != head and not _a_name(w, text))}
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 
@@ -118,7 +117,7 @@ def _spelled(m: LabelMatch) -> bool:
 
 def _a_name(word: str, text: str) -> bool:
     """A proper name: no word of the language, or written with a capital inside the sentence."""
-    return not lexicon().knows(word) or re.search(rf"(?<=[a-z,;] ){re.escape(word.capitalize())}\b", text) is not None
+    return not lexicon().knows(word) or word in {w.lower() for w in re.findall(r"(?<=[a-z,;] )[A-Z][\w'-]*", text)}
 
 
 def _bears(sim: Similarity, values: Sequence[str], option: str) -> bool:

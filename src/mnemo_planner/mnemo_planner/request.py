@@ -142,19 +142,19 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                 and not is_question(x)]
     main = (fetching or questions or asking or sentences)[-1] if len(sentences) > 1 else sentences[0]
     context = " ".join(x for x in sentences if x is not main)
-    if context and content_words(context) and not questions and (pronoun_only(fix_words(main.lower()))
-                                                                 or MATCH.search(main.lower())):
-        # "the mauve gizmo on the plinth is alone now; find the matching one": the other sentence
-        # describes the thing the pronoun or the match refers to
-        main, context = context.rstrip(".!?;") + "; " + main, ""
+    # the other sentence is part of what is asked:
+    # "the mauve gizmo on the plinth is alone now; find the matching one": it describes the thing the
+    # pronoun or the match refers to
+    refers = bool(context) and bool(content_words(context)) and not questions and bool(
+        pronoun_only(fix_words(main.lower())) or MATCH.search(main.lower()))
+    # "the dax wobbles and I must fix it. what might serve?": a question that names no thing, after a
+    # sentence saying what is going on, asks for what answers that
     offer = bool(context) and main in questions and _asks_for_nothing(main) and not questions[:-1] \
         and bool(content_words(fix_words(context.lower())))
-    if offer:
-        # "the dax wobbles and I must fix it. what might serve?": a question that names no thing, after a
-        # sentence saying what is going on, asks for what answers that
-        main, context = context.rstrip(".!?;") + "; " + main, ""
-    if context and not content_words(OPTIONS.sub(" ", fix_words(main.lower()))) and OPTIONS.search(main.lower()):
-        # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
+    # "a gizmo stood on the plinth; the mauve one or the teal one?": the options ask about the other sentence
+    options_only = bool(context) and not content_words(OPTIONS.sub(" ", fix_words(main.lower()))) \
+        and bool(OPTIONS.search(main.lower()))
+    if refers or offer or options_only:
         main, context = context.rstrip(".!?;") + "; " + main, ""
     s = " " + mend_told(fix_words(QUOTED.sub(" ", main.lower()))) + " "
     told = told_at(s)

@@ -207,7 +207,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         keep = by_value(sim, beliefs, content_words(req.named) if req.named and req.intent != "recall" else words,
                         req.text)
     if keep and not _spelled(keep[0]):
-        # "the Zenthra cans": the kind that alone bears a name said, over a kind the words only resemble
+        # "the Zenthra blick": the kind that alone bears a name said, over a kind the words only resemble
         brand = by_value(sim, beliefs, [w for w in words if _a_name(w, req.text)], req.text)
         keep = brand if brand and brand[0].label not in {m.label for m in keep} else keep
     if req.options and (not keep or not _bear_any(sim, beliefs, [m.label for m in keep], req.options)):

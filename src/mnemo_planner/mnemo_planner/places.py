@@ -100,9 +100,9 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
 
 def kin_fixtures(beliefs: Beliefs, fixtures: list[str], rooms: list[str]) -> list[str]:
     """Fixtures the place words may mean beside those they named: of a kind of a named fixture, as the
-    lexicon knows kinds (a "seat" may be the armchair), in the rooms named (anywhere when none is). They
-    come after the named ones. A fixture of a more general kind is not one of them: the words named
-    something more particular (a cabinet need not be the dresser said)."""
+    lexicon knows kinds (a "plinth" said may be a dax plinth), in the rooms named (anywhere when none is).
+    They come after the named ones. A fixture of a more general kind is not one of them: the words named
+    something more particular (a plinth need not be the dax plinth said)."""
     labels = {beliefs.fixture_label(fid) for fid in fixtures}
     return [fid for fid, f in beliefs.fixtures.items() if fid not in fixtures and (not rooms or f.room in rooms)
             and beliefs.fixture_label(fid) not in labels

@@ -23,6 +23,7 @@ from typing import Any, Optional
 from mnemo_common.types import Detection, Observation
 from mnemo_scene_graph.coverage import CameraView
 from mnemo_scene_graph.map_fixtures import declare_map_fixtures  # noqa: F401 (the bench's import)
+from mnemo_sim.honest import with_node_color
 
 PERCEPTION_MODES = ("oracle", "realistic", "honest")  # oracle: the simulator's own observations
 
@@ -105,7 +106,8 @@ class StackPerception:
     """The honest robot's perception in an in-process stack (``mnemo_sim.skills.RobotPerception``):
     the current camera view rendered and perceived, integrated like every frame into the running
     task's scene graph and memory (``stack.ingest``), so its detections carry node ids; a node id
-    resolves to the node's label and position in that graph."""
+    resolves to the node's label and position in that graph. A detection carries its node's colour,
+    voted over every sighting, as the ROS skill server's do (``mnemo_sim.honest.with_node_color``)."""
 
     def __init__(self, stack: Any, perceiver: RealisticPerceiver):
         self.stack, self.perceiver = stack, perceiver
@@ -114,12 +116,15 @@ class StackPerception:
         runner = self.stack.runner
         views = self.perceiver.views(runner.world, runner.robot)
         self.stack.ingest(views)
+        graph = self.stack.toolbox.graph
         seen: set[str] = set()
         out = []
         for d in (d for view in views for d in view.detections):  # an object in two views once
             if not d.node_id or d.node_id not in seen:
                 seen.add(d.node_id)
-                out.append(replace(d))  # replays into other graphs rename the originals
+                node = graph.get(d.node_id) if graph is not None and d.node_id and d.node_id in graph else None
+                # a copy: replays into other graphs rename the originals
+                out.append(with_node_color(d, node.prop("color") if node is not None else ""))
         return out
 
     def locate(self, target: str) -> Optional[tuple[str, tuple[float, float, float]]]:

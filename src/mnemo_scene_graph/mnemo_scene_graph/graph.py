@@ -36,6 +36,12 @@ name it; get() and resolve() take them too. Oracle instance ids are stored in th
 `instance_id` property and are never used for association: association works from label,
 geometry and colour, as it must with real perception.
 
+A colour measured from pixels (a detection's) is a vote, weighed by the pixels it was measured
+on: the node keeps the votes of all its sightings (`color_votes`, merged with the node it absorbs)
+and its colour property is the name with the most weight. One frame under an odd light, or a
+glimpse of a corner, does not rename a thing seen well many times. An authored colour (an oracle
+sighting's) casts no vote and is taken as given.
+
 Every change is a GraphEvent applied through one function (`_apply`), so a snapshot plus the
 events after it rebuild exactly the same graph (see persistence.py). Evidence that changes no
 belief by itself ('observed': a sighting; 'missed': a frame that covered a node's place and did
@@ -144,6 +150,7 @@ class GraphNode:
     location_trail: list[Location] = field(default_factory=list)
     property_trails: dict[str, list[PropertyValue]] = field(default_factory=dict)
     merged_ids: list[str] = field(default_factory=list)  # nodes it absorbed, oldest first: their ids name it
+    color_votes: dict[str, float] = field(default_factory=dict)  # measured colour name -> pixels seen in it
 
     @property
     def size(self) -> float:
@@ -171,7 +178,7 @@ class GraphNode:
             "contents": list(self.contents), "contents_source": self.contents_source,
             "contents_stamp": self.contents_stamp, "task_history": list(self.task_history), "state": self.state,
             "located_since": self.located_since, "located_count": self.located_count, "misses": self.misses,
-            "merged_ids": list(self.merged_ids),
+            "merged_ids": list(self.merged_ids), "color_votes": dict(self.color_votes),
         }
         if trails:
             d["location_trail"] = [loc.to_dict() for loc in self.location_trail]
@@ -194,6 +201,7 @@ class GraphNode:
             location_trail=[Location.from_dict(x) for x in d.get("location_trail", [])],
             property_trails={k: [PropertyValue(**p) for p in v] for k, v in d.get("property_trails", {}).items()},
             merged_ids=list(d.get("merged_ids", [])),
+            color_votes={k: float(v) for k, v in d.get("color_votes", {}).items()},
         )
 
 
@@ -246,6 +254,7 @@ class _Item:
     fixture_id: str = ""
     support: str = ""
     relation: str = ""
+    color_weight: float = 0.0  # how much its colour counts in its node's vote (pixels); 0: authored, taken as is
 
     @property
     def has_box(self) -> bool:
@@ -284,11 +293,26 @@ def attributes_compatible(attributes: dict[str, str], node: "GraphNode") -> bool
     return True
 
 
+def _color_key(attributes: dict[str, str]) -> str:
+    """The attribute that names the colour ("" when none does)."""
+    return next((key for key in COLOR_KEYS if attributes.get(key)), "")
+
+
 def _color_of(attributes: dict[str, str]) -> str:
-    for key in COLOR_KEYS:
-        if attributes.get(key):
-            return normalize_label(attributes[key])
-    return ""
+    key = _color_key(attributes)
+    return normalize_label(attributes[key]) if key else ""
+
+
+def _add_votes(votes: dict[str, float], more: dict[str, float]) -> dict[str, float]:
+    out = dict(votes)
+    for name, weight in more.items():
+        out[name] = out.get(name, 0.0) + weight
+    return out
+
+
+def _voted_color(votes: dict[str, float], current: str = "") -> str:
+    """The colour name with the most weight; ``current`` on a tie, so that a tie never renames."""
+    return max(votes, key=lambda name: (votes[name], name == current)) if votes else current
 
 
 def _vec(v) -> Vec3:
@@ -369,6 +393,8 @@ class SceneGraph:
             node.observation_count = int(new["observation_count"])
             node.located_count = int(new["located_count"])
             node.misses = 0
+            if "color_votes" in new:
+                node.color_votes = {k: float(v) for k, v in new["color_votes"].items()}
         elif e.kind == "missed":
             node.misses = int(e.new["misses"])
         elif e.kind == "location":
@@ -413,7 +439,9 @@ class SceneGraph:
 
     def _remove_node(self, node_id: str, into: str) -> None:
         node = self._node(node_id)
-        self._node(into).merged_ids += [*node.merged_ids, node_id]
+        kept = self._node(into)
+        kept.merged_ids += [*node.merged_ids, node_id]
+        kept.color_votes = _add_votes(kept.color_votes, node.color_votes)
         self._by_label[(node.kind, node.norm_label)].discard(node_id)
         self.graph.remove_node(node_id)
         if node.kind == KIND_FIXTURE:
@@ -612,7 +640,8 @@ class SceneGraph:
         items = [_Item(index=i, label=d.label, kind=KIND_FIXTURE if d.kind == KIND_FIXTURE else KIND_OBJECT,
                        position=d.centroid, box_min=d.box_min, box_max=d.box_max, attributes=dict(d.attributes),
                        score=float(d.score), instance_id=d.instance_id if d.kind != KIND_FIXTURE else "",
-                       fixture_id=d.node_id if d.kind == KIND_FIXTURE and d.node_id in self else "")
+                       fixture_id=d.node_id if d.kind == KIND_FIXTURE and d.node_id in self else "",
+                       color_weight=float(max(d.mask_area, 1)))
                  for i, d in enumerate(detections)]
         result = self._integrate(items, stamp, room, visible_fn, view)
         for det, node_id in zip(detections, result.node_ids):
@@ -738,7 +767,8 @@ class SceneGraph:
         parent, relation = self._support_of(item, exclude=node_id)
         node = GraphNode(id=node_id, label=item.label, kind=item.kind, position=item.position, box_min=item.box_min,
                          box_max=item.box_max, room=self._room_of(parent, room), parent=parent, relation=relation,
-                         first_seen=stamp, last_seen=stamp, observation_count=1, located_since=stamp, located_count=1)
+                         first_seen=stamp, last_seen=stamp, observation_count=1, located_since=stamp, located_count=1,
+                         color_votes=self._votes_with({}, item))
         self._emit(stamp, node_id, "created", new=node.to_dict(trails=False))
         self._update_perceived_properties(node, item, stamp)
         result.created.append(node_id)
@@ -781,25 +811,41 @@ class SceneGraph:
                 box_min, box_max = item.box_min, item.box_max
             else:
                 box_min, box_max = node.box_min, node.box_max  # already shifted by the location event
-        self._emit(stamp, node.id, "observed", new={
-            "position": list(position), "box_min": list(box_min), "box_max": list(box_max), "last_seen": stamp,
-            "observation_count": node.observation_count + 1, "located_count": count})
+        observed = {"position": list(position), "box_min": list(box_min), "box_max": list(box_max),
+                    "last_seen": stamp, "observation_count": node.observation_count + 1, "located_count": count}
+        votes = self._votes_with(node.color_votes, item)
+        if votes != node.color_votes:
+            observed["color_votes"] = votes
+        self._emit(stamp, node.id, "observed", new=observed)
         if node.state != STATE_CURRENT:
             self._emit(stamp, node.id, "state", "state", old=node.state, new=STATE_CURRENT)
         self._update_perceived_properties(node, item, stamp)
+
+    @staticmethod
+    def _votes_with(votes: dict[str, float], item: _Item) -> dict[str, float]:
+        """Colour votes with the item's measured colour added (an authored one adds none)."""
+        key = _color_key(item.attributes)
+        if not key or item.color_weight <= 0:
+            return votes
+        return _add_votes(votes, {str(item.attributes[key]): item.color_weight})
 
     def _update_perceived_properties(self, node: GraphNode, item: _Item, stamp: float) -> None:
         values = dict(item.attributes)
         if item.instance_id:
             values["instance_id"] = item.instance_id
+        key = _color_key(item.attributes)
+        if key and item.color_weight > 0:
+            values[key] = _voted_color(node.color_votes, node.prop(key))
         for name, value in values.items():
-            value = str(value)
-            current = node.properties.get(name)
-            if current is not None and current.value == value:
-                continue
             confidence = 1.0 if name == "instance_id" else max(0.0, min(1.0, item.score))
-            new = PropertyValue(value, confidence, PERCEPTION, stamp)
-            self._emit(stamp, node.id, "property", name, old=asdict(current) if current else None, new=asdict(new))
+            self._set_perceived(node, name, str(value), confidence, stamp)
+
+    def _set_perceived(self, node: GraphNode, name: str, value: str, confidence: float, stamp: float) -> None:
+        current = node.properties.get(name)
+        if current is not None and current.value == value:
+            return
+        new = PropertyValue(value, confidence, PERCEPTION, stamp)
+        self._emit(stamp, node.id, "property", name, old=asdict(current) if current else None, new=asdict(new))
 
     def _support_of(self, item: _Item, exclude: str) -> tuple[str, str]:
         """The fixture an object rests on or in: given by the sighting, else from geometry."""
@@ -908,13 +954,21 @@ class SceneGraph:
             "position": list(other.position), "box_min": list(other.box_min), "box_max": list(other.box_max),
             "last_seen": other.last_seen, "observation_count": node.observation_count + other.observation_count,
             "located_count": other.located_count})
+        voted = bool(node.color_votes or other.color_votes)  # the merged votes name the colour, not the newer node
         for name, value in other.properties.items():
+            if voted and name in COLOR_KEYS:
+                continue
             current = node.properties.get(name)
             if current is None or (current.value != value.value and value.stamp >= current.stamp):
                 self._emit(stamp, node.id, "property", name, old=asdict(current) if current else None,
                            new=asdict(value))
         self._emit(stamp, node.id, "state", "state", old=node.state, new=other.state)
         self._emit(stamp, other.id, "merged", "into", old=other.id, new=node.id)
+        if voted:
+            key = next((k for k in COLOR_KEYS if k in node.properties or k in other.properties), "color")
+            known = node.properties.get(key) or other.properties.get(key)
+            self._set_perceived(node, key, _voted_color(node.color_votes, node.prop(key)),
+                                known.confidence if known else 1.0, stamp)
         return other.id
 
     # -- writing: interaction ------------------------------------------------------------

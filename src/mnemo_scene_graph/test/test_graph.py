@@ -21,10 +21,10 @@ def fixture(fid, label, x, y, z=0.4):
     return Sighting(label, (x, y, z), kind="fixture", object_id=fid)
 
 
-def det(label, c, half=0.04, color="", iid="", kind="object"):
+def det(label, c, half=0.04, color="", iid="", kind="object", area=0):
     lo = (c[0] - half, c[1] - half, c[2] - half)
     hi = (c[0] + half, c[1] + half, c[2] + half)
-    return Detection(label=label, score=0.9, kind=kind, centroid=c, box_min=lo, box_max=hi,
+    return Detection(label=label, score=0.9, kind=kind, centroid=c, box_min=lo, box_max=hi, mask_area=area,
                      attributes={"color": color} if color else {}, instance_id=iid)
 
 
@@ -362,6 +362,97 @@ def test_colour_names_that_lighting_confuses_do_not_split_an_object():
     assert again == first and len(g.query(label="vase")) == 1
     assert colors_compatible("white", "silver") and not colors_compatible("red", "blue")
     assert colors_compatible("", "red")
+
+
+def test_a_measured_colour_is_the_one_most_pixels_were_seen_in_not_the_latest():
+    """A white thing read grey under one light stays white; a glimpse weighs its few pixels; a
+    colour that comes to outweigh the rest renames it. An authored colour is taken as given."""
+    g = SceneGraph()
+    for t in range(5):
+        g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="white", area=400)], stamp=float(t))
+    g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="grey", area=400)], stamp=5.0)
+    vase = g.get("vase_1")
+    assert vase.prop("color") == "white" and vase.color_votes == {"white": 2000.0, "grey": 400.0}
+    assert g.query(attributes={"color": "white"}) == [vase]
+    for t in range(6, 9):  # three glimpses of a shaded corner
+        g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="grey", area=100)], stamp=float(t))
+    assert g.get("vase_1").prop("color") == "white"
+    g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="grey", area=1400)], stamp=9.0)  # grey 2100
+    assert g.get("vase_1").prop("color") == "grey" and len(g.query(label="vase")) == 1
+    oracle = SceneGraph()
+    for t, color in enumerate(("white", "white", "white", "silver")):
+        oracle.integrate_observation(obs(float(t), [mug(1.0, 2.0, color=color)]))
+    assert oracle.get("mug_1").prop("color") == "silver" and oracle.get("mug_1").color_votes == {}
+
+
+def test_a_tie_of_colour_votes_keeps_the_colour_a_node_has():
+    g = SceneGraph()
+    g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="white", area=400)], stamp=0.0)
+    g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="grey", area=400)], stamp=1.0)
+    assert g.get("vase_1").prop("color") == "white"
+    g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="white", area=100)], stamp=2.0)
+    g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="grey", area=100)], stamp=3.0)
+    assert g.get("vase_1").prop("color") == "white"
+
+
+def test_colour_votes_survive_a_snapshot_and_the_replay_of_the_log_after_it(tmp_path):
+    from mnemo_scene_graph.persistence import GraphStore
+
+    store, log = GraphStore(tmp_path), []
+    g = store.load()
+    store.attach(g)
+    g.add_listener(log.append)
+    for t, color in enumerate(("white", "white", "white", "silver")):
+        g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color=color, area=300)], stamp=float(t))
+        if t == 1:
+            store.snapshot(g)
+    store.flush()
+    replayed = SceneGraph()
+    replayed.replay(log)
+    for restored in (GraphStore(tmp_path).load(), SceneGraph.from_dict(g.to_dict()), replayed):
+        assert restored.get("vase_1").color_votes == {"white": 900.0, "silver": 300.0}
+        assert restored.to_dict() == g.to_dict()
+        restored.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="silver", area=300)], stamp=10.0)
+        assert restored.get("vase_1").prop("color") == "white"  # the votes before the restart still count
+
+
+def test_a_log_written_before_colour_votes_replays_and_its_nodes_start_voting_from_the_next_sighting():
+    """Events without color_votes (as logged before nodes kept votes) rebuild the graph they made; the
+    first measured colours after the restart vote, and the heaviest names the node from then on."""
+    g, log = SceneGraph(), []
+    g.add_listener(log.append)
+    for t in range(3):
+        g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="white", area=300)], stamp=float(t))
+    old_log = [GraphEvent.from_dict({**e.to_dict(), "new": {k: v for k, v in e.new.items() if k != "color_votes"}}
+                                    if isinstance(e.new, dict) else e.to_dict()) for e in log]
+    restored = SceneGraph()
+    assert restored.replay(old_log) == len(log)
+    vase = restored.get("vase_1")
+    assert vase.prop("color") == "white" and vase.color_votes == {} and vase.observation_count == 3
+    for t, (color, area) in enumerate((("white", 1000), ("grey", 400), ("grey", 400))):
+        restored.integrate_detections([det("vase", (1.0, 1.0, 0.9), color=color, area=area)], stamp=10.0 + t)
+    assert restored.get("vase_1").prop("color") == "white"
+    assert restored.get("vase_1").color_votes == {"white": 1000.0, "grey": 800.0}
+
+
+def test_a_node_that_absorbs_another_adds_its_colour_votes():
+    """The newer node read silver in its two frames; the one that absorbs it was seen white in three:
+    white, not the newer node's colour, and every vote kept, in the log's replay too."""
+    g, log = SceneGraph(), []
+    g.add_listener(log.append)
+    for t in range(3):
+        g.integrate_detections([det("mug", (1.0, 2.0, 0.8), color="white", area=100)], stamp=10.0 + t)
+    for t in range(2):
+        g.integrate_detections([det("mug", (3.0, 0.5, 0.8), color="silver", area=100)], stamp=20.0 + t)
+    assert g.get("mug_2").prop("color") == "silver"
+    r = g.integrate_detections([], stamp=30.0, visible_fn=lambda p: p[0] < 2.0)  # mug_1 is gone: it moved
+    assert r.merged == [("mug_2", "mug_1")]
+    replayed = SceneGraph()
+    replayed.replay(log)
+    for graph in (g, replayed, SceneGraph.from_dict(g.to_dict())):
+        kept = graph.get("mug_2")
+        assert kept.id == "mug_1" and kept.color_votes == {"white": 300.0, "silver": 200.0}
+        assert kept.prop("color") == "white" and kept.position == (3.0, 0.5, 0.8)
 
 
 def test_a_partial_view_never_reshapes_a_mapped_fixture_and_supports_stay_geometric():

@@ -44,6 +44,7 @@ def clock_to_msg(t: float) -> Clock:
 
 # -- scene graph (honest skills) ---------------------------------------------------------
 def graph_objects_from_msg(msg: SceneGraph) -> dict[str, GraphObject]:
-    """Node id -> (id, label, kind, position) of every node of a SceneGraph message."""
-    return {n.id: GraphObject(n.id, n.label, n.kind, (float(n.position.x), float(n.position.y), float(n.position.z)))
+    """Node id -> (id, label, kind, position, colour property) of every node of a SceneGraph message."""
+    return {n.id: GraphObject(n.id, n.label, n.kind, (float(n.position.x), float(n.position.y), float(n.position.z)),
+                              next((p.value for p in n.properties if p.name == "color"), ""))
             for n in msg.nodes}

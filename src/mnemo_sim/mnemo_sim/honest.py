@@ -8,6 +8,8 @@ its skill server knows what it sees. Plain Python; the node wires it to ROS.
   own perception and scene graph: ``sense`` takes the detections perception made of the current view
   and names each object by the scene-graph node of its label nearest to it; ``locate`` resolves a
   node id to its label and position.
+- ``with_node_color``: a named detection carries its node's colour, which the scene graph votes over
+  every sighting, not the colour one frame measured (the bench's in-process perception uses it too).
 """
 from __future__ import annotations
 
@@ -55,6 +57,17 @@ class GraphObject:
     label: str
     kind: str
     position: tuple[float, float, float]
+    color: str = ""  # the node's colour property ("" when it has none)
+
+
+def with_node_color(detection: Detection, color: str) -> Detection:
+    """A copy of a detection that names a scene-graph node, with the node's colour in place of the one
+    measured in this frame: the graph weighs every sighting's colour by its pixels, so one frame under
+    an odd light or a glimpse of a shaded side does not rename a thing seen well before. A node without
+    a colour, or a detection without a measured one, leaves the attributes as they are."""
+    if not color or "color" not in detection.attributes:
+        return replace(detection)
+    return replace(detection, attributes={**detection.attributes, "color": color})
 
 
 def same_label(a: str, b: str) -> bool:
@@ -64,9 +77,10 @@ def same_label(a: str, b: str) -> bool:
 def name_by_graph(detections: Iterable[Detection], nodes: Iterable[GraphObject], radius: float) -> list[Detection]:
     """Object detections named by the nearest scene-graph object node of their label within ``radius``
     m (each node names one detection at most); others keep the node id perception gave (fixtures:
-    the map's), or none."""
+    the map's), or none. A detection named so carries its node's colour (``with_node_color``)."""
     detections = list(detections)
-    objects = [n for n in nodes if n.kind == "object"]
+    by_id = {n.id: n for n in nodes}
+    objects = [n for n in by_id.values() if n.kind == "object"]
     pairs = sorted((math.dist(d.centroid, n.position), i, n.id) for i, d in enumerate(detections)
                    if d.kind == "object" for n in objects if same_label(d.label, n.label))
     named: dict[int, str] = {}
@@ -77,8 +91,12 @@ def name_by_graph(detections: Iterable[Detection], nodes: Iterable[GraphObject],
         if i not in named and node_id not in used:
             named[i] = node_id
             used.add(node_id)
-    return [replace(d, instance_id="", node_id=named.get(i, d.node_id if d.kind == "fixture" else ""))
-            for i, d in enumerate(detections)]
+    out = []
+    for i, d in enumerate(detections):
+        node_id = named.get(i, d.node_id if d.kind == "fixture" else "")
+        node = by_id.get(node_id)
+        out.append(with_node_color(replace(d, instance_id="", node_id=node_id), node.color if node else ""))
+    return out
 
 
 class GraphPerception:

@@ -32,14 +32,15 @@ def test_clock():
     assert clock_to_msg(90061.5).clock.sec == 90061
 
 
-def test_graph_objects_from_msg_reads_ids_labels_kinds_and_positions():
+def test_graph_objects_from_msg_reads_ids_labels_kinds_positions_and_colours():
     from geometry_msgs.msg import Point
-    from mnemo_interfaces.msg import ObjectNode, SceneGraph
+    from mnemo_interfaces.msg import ObjectNode, Property, SceneGraph
 
     from mnemo_sim.conversions import graph_objects_from_msg
     from mnemo_sim.honest import GraphObject
 
-    msg = SceneGraph(nodes=[ObjectNode(id="mug_1", label="mug", kind="object", position=Point(x=1.0, y=2.0, z=0.8)),
-                            ObjectNode(id="table_1", label="table", kind="fixture")])
-    assert graph_objects_from_msg(msg) == {"mug_1": GraphObject("mug_1", "mug", "object", (1.0, 2.0, 0.8)),
+    mug = ObjectNode(id="mug_1", label="mug", kind="object", position=Point(x=1.0, y=2.0, z=0.8),
+                     properties=[Property(name="state", value="clean"), Property(name="color", value="white")])
+    msg = SceneGraph(nodes=[mug, ObjectNode(id="table_1", label="table", kind="fixture")])
+    assert graph_objects_from_msg(msg) == {"mug_1": GraphObject("mug_1", "mug", "object", (1.0, 2.0, 0.8), "white"),
                                            "table_1": GraphObject("table_1", "table", "fixture", (0.0, 0.0, 0.0))}

@@ -4,7 +4,7 @@ import numpy as np
 
 from mnemo_common.types import Detection
 
-from mnemo_sim.honest import GraphObject, GraphPerception, anonymous_segmentation, name_by_graph
+from mnemo_sim.honest import GraphObject, GraphPerception, anonymous_segmentation, name_by_graph, with_node_color
 
 
 def test_anonymous_segmentation_keeps_classes_and_fixture_ids_but_no_object_id():
@@ -28,9 +28,10 @@ def test_anonymous_segmentation_keeps_classes_and_fixture_ids_but_no_object_id()
     assert anonymous_segmentation(only_remote, ids, labels, kinds)[1] == {0: ""}
 
 
-def det(label, x, y, kind="object", node_id="", instance_id=""):
+def det(label, x, y, kind="object", node_id="", instance_id="", color=""):
     return Detection(label=label, score=1.0, kind=kind, centroid=(x, y, 0.8), box_min=(x, y, 0.7),
-                     box_max=(x, y, 0.9), instance_id=instance_id, node_id=node_id)
+                     box_max=(x, y, 0.9), instance_id=instance_id, node_id=node_id,
+                     attributes={"color": color} if color else {})
 
 
 GRAPH = {n.id: n for n in [GraphObject("mug_1", "mug", "object", (1.0, 1.0, 0.8)),
@@ -52,3 +53,18 @@ def test_graph_perception_locates_object_nodes_only():
     assert [d.node_id for d in perception.sense()] == ["mug_1"]
     assert perception.locate("mug_2") == ("mug", (1.3, 1.0, 0.8))
     assert perception.locate("table_1") is None and perception.locate("mug_9") is None
+
+
+def test_a_named_detection_says_the_colour_its_node_was_voted_not_the_one_this_frame_measured():
+    """mug_1 was seen white over many frames and reads grey in this one: the skills see a white mug.
+    A detection named by no node, or by a node of no known colour, keeps what it measured."""
+    graph = [GraphObject("mug_1", "mug", "object", (1.0, 1.0, 0.8), color="white"),
+             GraphObject("cup_1", "cup", "object", (2.0, 1.0, 0.8)),
+             GraphObject("table_1", "table", "fixture", (1.0, 1.0, 0.4), color="brown")]
+    seen = [det("mug", 1.05, 1.0, color="grey"), det("cup", 2.0, 1.0, color="red"), det("mug", 4.0, 4.0, color="grey"),
+            det("table", 1.0, 1.0, kind="fixture", node_id="table_1", color="black")]
+    named = name_by_graph(seen, graph, radius=0.5)
+    assert [(d.node_id, d.attributes.get("color")) for d in named] == \
+        [("mug_1", "white"), ("cup_1", "red"), ("", "grey"), ("table_1", "brown")]
+    assert seen[0].attributes == {"color": "grey"}  # perception's own detection is not rewritten
+    assert with_node_color(det("mug", 1.0, 1.0), "white").attributes == {}  # no colour measured: none added

@@ -16,7 +16,7 @@ from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
 from mnemo_planner.naming import HEAD, lexical
 from mnemo_planner.places import ground_place, kin_fixtures
-from mnemo_planner.request import RECALL, STOPWORDS, Request, content_words
+from mnemo_planner.request import RECALL, SEEN, STOPWORDS, WHEN, WHERE, Request, content_words
 from mnemo_planner.values import slip_of, values_of, word_in_values
 from mnemo_planner.wording import norm, respell, run_on
 from mnemo_planner.words import singular
@@ -197,8 +197,9 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         # ("I want to fix the plinth, I need a gizmo")
         thing = run_on(req.phrase, content_words(req.named), labels)
         keep = named(match_labels(sim, thing, labels, noun_phrase=True), thing[-1] if thing else "")
-    if not keep and req.place and not any(place):
-        # "when did your sensors last land on the mauve gizmo": the place slot holds the thing
+    if not keep and req.place and (not any(place) or (req.intent == RECALL and req.kind in (WHEN, WHERE, SEEN))):
+        # "when did your sensors last land on the mauve gizmo": the place slot holds the thing (of a
+        # question about one thing, also where its words could name a place: "set eyes on the den lamp")
         thing = content_words(req.place)
         keep = named(match_labels(sim, thing, labels), thing[-1] if thing else "")
         if keep:  # ... and its other words describe the thing

@@ -111,16 +111,24 @@ _LEISURE = re.compile(r"[,;]?\s*\b(?:when|whenever|once|if)\s+(?:you|you've|you'
                       r"(?:a|an|the|some|any)?\s*(?P<noun>[a-z]+)\b|can(?=\s*[,.!?;]|\s*$))")
 
 
+# "..., no fuss.": a clause that is only "no" and one noun
+_NO_CLAUSE = re.compile(r"(?:^|(?<=[,;.!?]))\s*no\s+(?P<noun>[a-z]+)\s*(?=[,;.!?]|$)")
+# "be a gem and ...": the listener told what to be, before what to do
+_BE_AND = re.compile(r"^\s*(?:please\s+)?be\s+(?:a|an|so)\s+[^,;.!?]*?\band\s+(?=\w)")
+
+
 def courtesy_of_time(s: str) -> str:
     """``s`` without clauses that give the robot leisure: the time they name is its own, a span of time
     or another noun of no thing ("once you have the dax" names the dax, "when you have seen it" is no
-    leisure)."""
+    leisure; "no fuss" is leisure, "no dax" is not); and without an opening clause that tells the robot
+    what to be ("be a gem and fetch ...")."""
+    lex = lexicon()
+
     def drop(m: re.Match) -> str:
         noun = m.group("noun")
-        lex = lexicon()
         leisure = not noun or (lex.noun(noun) and (lex.of_time(noun) or not lex.senses(noun)))
         return " " if leisure else m.group(0)
-    return _LEISURE.sub(drop, s)
+    return _BE_AND.sub(" ", _NO_CLAUSE.sub(drop, _LEISURE.sub(drop, s)))
 
 
 def asks_to_act(s: str) -> bool:

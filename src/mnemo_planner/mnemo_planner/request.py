@@ -113,6 +113,8 @@ PARTICIPLES = ("brought", "taken", "given", "sent", "put", "left", "kept", "got"
                "carried", "fetched", "moved", "delivered", "returned")
 
 
+# what sets the thing apart from another one said after it: "not", or a connective of contrast
+CONTRAST = r"(?:not|rather than|instead of|other than|as opposed to|in place of|except)"
 NEGATED = re.compile(r"\b(?:do not|don't|dont|does not|doesn't|did not|didn't|never|not)\s+(?:\w+\s+)?"
                      r"(?:want|need|like|mean|bring|get|fetch|grab|take)\b")
 
@@ -171,9 +173,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     habit = bool(re.search(rf"\b(?:{HABIT})\b", s))
     s = re.sub(rf"\b(?:{HABIT})\b", " ", s)
     excluded = list(refused)
-    for pat in (r",?\s*(?:but\s+)?not\s+(?:the|that|a|an|my)\s+([\w' \-]+?)\s+ones?\b",
+    for pat in (rf",?\s*(?:but\s+)?{CONTRAST}\s+(?:the|that|a|an|my)\s+([\w' \-]+?)\s+ones?\b",
                 r"\(?\s*the\s+([\w' \-]+?)\s+ones?\s+(?:is|are)\s+(?:wrong|not (?:it|right|the one))\s*\)?",
-                r",?\s*(?:but\s+)?not\s+(?:the|that|a|an|my)\s+([\w' \-]+?)(?=[,.!?]|$)"):
+                rf",?\s*(?:but\s+)?{CONTRAST}\s+(?:the|that|a|an|my)\s+([\w' \-]+?)(?=[,.!?]|$)"):
         m, s = _take(pat, s)
         if m:
             excluded += content_words(m.group(1))

@@ -370,3 +370,13 @@ def test_a_name_only_one_kind_bears_outbids_a_kind_the_words_only_resemble(sim):
     assert ground(sim, b, rq.parse("Bring me the Zenthra cup.", NOW)).labels == ["gizmo"]
     # a name spelled by the label itself stands ("the Zenthra mug" is a mug never seen, not the gizmo)
     assert ground(sim, b, rq.parse("Bring me the Zenthra mug.", NOW)).labels == ["mug"]
+
+
+def test_a_question_about_one_thing_may_hold_it_in_the_place_slot_though_its_words_could_name_a_room(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth", "atrium"), _node("g1", "atrium gizmo", "plinth_1")])
+    g = ground(sim, b, rq.parse("When did you last set eyes on the atrium gizmo?", NOW))
+    assert g.labels == ["atrium gizmo"], g
+    # a question about what a place holds keeps its place
+    g = ground(sim, b, rq.parse("What was on the plinth in the atrium?", NOW))
+    assert g.fixtures == ["plinth_1"] and not g.labels, g

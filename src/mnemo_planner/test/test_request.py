@@ -353,3 +353,17 @@ def test_a_question_that_asks_for_nothing_after_a_statement_asks_for_what_answer
     for text in ("The dax was on the plinth. where does it sit now?", "We had guests over. what did the camera catch?",
                  "I lost a dax. where might the blick be?"):
         assert rq.parse(text, NOW).intent == rq.RECALL, text
+
+
+def test_an_opening_clause_telling_the_robot_what_to_be_and_a_clause_of_no_fuss_name_no_thing():
+    assert rq.parse("Be a gem and fetch the dax, no fuss.", 0.0).words == ("dax",)
+    assert rq.parse("Please be an angel and bring the blick over here.", 0.0).words == ("blick",)
+    # "no" before a physical thing is no courtesy
+    assert "pebble" in rq.parse("Fetch the dax, no pebble.", 0.0).words
+
+
+def test_a_connective_of_contrast_declines_what_follows_it_as_not_does():
+    r = rq.parse("I'd like the striped blick rather than the mauve one.", 0.0)
+    assert r.words == ("striped", "blick") and r.excluded == ("mauve",), r
+    r = rq.parse("Bring the dax instead of the blick.", 0.0)
+    assert r.words == ("dax",) and r.excluded == ("blick",), r

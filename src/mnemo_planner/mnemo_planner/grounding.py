@@ -199,7 +199,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         keep = named(match_labels(sim, thing, labels, noun_phrase=True), thing[-1] if thing else "")
     if not keep and req.place and (not any(place) or (req.intent == RECALL and req.kind in (WHEN, WHERE, SEEN))):
         # "when did your sensors last land on the mauve gizmo": the place slot holds the thing (of a
-        # question about one thing, also where its words could name a place: "set eyes on the den lamp")
+        # question about one thing, also where its words could name a place: "set eyes on the den gizmo")
         thing = content_words(req.place)
         keep = named(match_labels(sim, thing, labels), thing[-1] if thing else "")
         if keep:  # ... and its other words describe the thing

@@ -144,36 +144,100 @@ def integrate(graph: Any, perceived: Perceived) -> Observation:
 
 
 def needs_authored_attribute(scenario: Any, task: Any) -> bool:
-    """Whether a task hinges on an attribute pixels cannot give (brand, printed text, pattern, size,
-    material: anything but colour): its instruction names such an attribute of an object that has
-    same-class look-alikes (with a word of that class; for the object a fetch asks for, also in words
-    no object's class has, as when its class is called by another name), or its accepted answer is
-    such an attribute (and no object's class). Honest perception offline cannot read those (an
-    attribute-reading VLM could), so the benchmark counts these tasks apart."""
+    """Whether a task hinges on an attribute pixels cannot give (brand, printed text, title, pattern,
+    size, material, scent: anything but colour). Honest perception offline cannot read those (an
+    attribute-reading VLM could), so the benchmark counts these tasks apart.
+
+    A task hinges on one when its accepted answer is such an attribute (and no object's class), or
+    when its instruction says such a value of an object and the value is what picks the object out:
+    - the object has same-class look-alikes and the instruction says a word of its class and every
+      word of the value that is not one of its class;
+    - the object has look-alikes and its class is called by another name ('the Zenthra gizmo' for a
+      dax), the whole value said and one of its words no object's class (a 'blick' pattern on a dax
+      is not what 'the blick' asks for): for the object a fetch asks for whatever else is said, for
+      any other object (a question's, the one a fetch declines) only when no object's class is said;
+    - no object's class is said and the value, said as written (a capital is part of a name: 'Chin
+      Up' printed on a wug is not 'chin up'), is borne by this object alone (a title, a brand,
+      printed text): it names the object, look-alikes or not (for a fetch, what it asks for).
+    A follow-up of a sequence (``task.sequence``: 'it', 'the other one') is about what an earlier task
+    of it named, so it needs an authored attribute when an earlier task does, unless it picks its own
+    object out by class and colour (``_picked_out_by_pixels``)."""
+    if _hinges_on_authored(scenario, task):
+        return True
+    earlier = [t for t in scenario.tasks[:scenario.tasks.index(task)] if task.sequence and t.sequence == task.sequence]
+    return any(needs_authored_attribute(scenario, t) for t in earlier) and not _picked_out_by_pixels(scenario, task)
+
+
+def _content(text: str) -> set[str]:
+    """The words of a text that can name something: no stop words, no letters left over from
+    possessives and hyphens ("Ann's", "x-ray")."""
+    from mnemo_sim.skills import STOP_WORDS, words
+
+    return {w for w in words(text) if len(w) > 1} - STOP_WORDS
+
+
+def _authored(obj: Any) -> list[str]:
+    """An object's attribute values that pixels cannot give (every key but colour)."""
     from mnemo_scene_graph.graph import COLOR_KEYS
+
+    return [str(v) for k, v in obj.attributes.items() if k not in COLOR_KEYS]
+
+
+def _hinges_on_authored(scenario: Any, task: Any) -> bool:
+    """The task's own words or answer need an authored attribute (``needs_authored_attribute``)."""
+    import re
+
     from mnemo_sim.skills import words
 
-    from mnemo_sim.skills import STOP_WORDS
-
-    said = set(words(task.instruction))
-    labels = {" ".join(words(o.label)) for o in scenario.objects}
-    class_words = {w for o in scenario.objects for w in words(o.label)}
+    said = _content(task.instruction)
+    class_words = {w for o in scenario.objects for w in _content(o.label)}
+    no_class_said = not said & class_words
     wanted = set(task.success.values) if task.success.kind == "pick_any" else set()
+    labels = {" ".join(words(o.label)) for o in scenario.objects}
     answers = {" ".join(words(a)) for a in task.success.values} - labels if task.success.kind == "answer_any" \
         else set()
     classes: dict[str, int] = {}
+    bearers: dict[str, int] = {}  # objects bearing each authored value
     for o in scenario.objects:
         classes[o.label] = classes.get(o.label, 0) + 1
+        for value in {" ".join(words(v)) for v in _authored(o)}:
+            bearers[value] = bearers.get(value, 0) + 1
     for o in scenario.objects:
-        label = set(words(o.label)) - STOP_WORDS
-        for key, value in o.attributes.items():
-            if key in COLOR_KEYS:
-                continue
-            if " ".join(words(str(value))) in answers:
+        label = _content(o.label)
+        look_alikes = classes[o.label] > 1
+        for value in _authored(o):
+            if " ".join(words(value)) in answers:
                 return True
-            named = set(words(str(value))) - label
-            class_named = label & said or (o.id in wanted and not named & class_words)
-            if classes[o.label] > 1 and named and named <= said and class_named:
-                return True
+            own = _content(value) - label  # 'big dax' of a dax: 'big'
+            if label & said:
+                if look_alikes and own and own <= said:
+                    return True
+            elif _content(value) <= said and _content(value) - class_words:  # called by another name or none
+                if look_alikes and (o.id in wanted or no_class_said):
+                    return True
+                said_as_written = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", task.instruction)
+                if no_class_said and (o.id in wanted or not wanted) and bearers[" ".join(words(value))] == 1 \
+                        and said_as_written:
+                    return True
     return False
 
+
+def _picked_out_by_pixels(scenario: Any, task: Any) -> bool:
+    """Whether a task names its own object by class and colour alone: a fetch says a word of a
+    wanted object's class and every object of that class whose colour the words do not rule out is
+    wanted; another task says a word of some object's class."""
+    from mnemo_scene_graph.graph import COLOR_KEYS
+
+    said = _content(task.instruction)
+    if task.success.kind != "pick_any":
+        return any(_content(o.label) & said for o in scenario.objects)
+    wanted = set(task.success.values)
+    for label in {o.label for o in scenario.objects if o.id in wanted}:
+        if not _content(label) & said:
+            continue
+        same = [o for o in scenario.objects if o.label == label]
+        colours = [{str(v) for k, v in o.attributes.items() if k in COLOR_KEYS} for o in same]
+        told = {c for cs in colours for c in cs if _content(c) <= said}
+        if all(o.id in wanted for o, cs in zip(same, colours) if not told or cs & told):
+            return True
+    return False

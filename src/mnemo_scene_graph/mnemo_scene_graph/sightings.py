@@ -22,14 +22,19 @@ def integrate_frame(graph: Any, obs: Observation, detections: list[Detection],
 def named_observation(graph: Any, obs: Observation, detections: list[Detection]) -> Observation:
     """``obs`` with one sighting per detection of a frame the graph has integrated: the node's id
     (a detector's instance id only when the detector gave one), its support and relation. Detections
-    the graph dropped (no node: a non-finite position, no label) are no sightings."""
+    the graph dropped (no node: a non-finite position, no label) are no sightings. A colour measured
+    from pixels is recorded as the node's colour (the heaviest of its sightings' votes), so memory
+    does not keep one frame's odd light as what the thing looked like."""
     sightings = []
     for d in detections:
         if not d.node_id:
             continue
         node = graph.get(d.node_id) if d.node_id and d.node_id in graph else None
         supported = node is not None and d.kind != "fixture"
-        sightings.append(Sighting(label=d.label, position=tuple(d.centroid), attributes=dict(d.attributes),
+        attributes = dict(d.attributes)
+        if node is not None and node.color_votes and attributes.get("color") and node.prop("color"):
+            attributes["color"] = node.prop("color")
+        sightings.append(Sighting(label=d.label, position=tuple(d.centroid), attributes=attributes,
                                   kind=d.kind, object_id=d.instance_id or d.node_id,
                                   support=node.parent if supported else "",
                                   relation=node.relation if supported else "", score=float(d.score)))

@@ -385,6 +385,20 @@ def test_a_measured_colour_is_the_one_most_pixels_were_seen_in_not_the_latest():
     assert oracle.get("mug_1").prop("color") == "silver" and oracle.get("mug_1").color_votes == {}
 
 
+def test_the_sighting_memory_stores_says_the_colour_the_node_was_voted_not_this_frame_s():
+    from mnemo_scene_graph.sightings import integrate_frame
+
+    g = SceneGraph()
+    for t in range(3):
+        g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="white", area=400)], stamp=float(t))
+    frame = det("vase", (1.0, 1.0, 0.9), color="grey", area=300)
+    seen = integrate_frame(g, obs(3.0, []), [frame])
+    assert [s.attributes["color"] for s in seen.sightings] == ["white"] and frame.attributes["color"] == "grey"
+    # a detection without a measured colour gets none
+    seen = integrate_frame(g, obs(4.0, []), [det("vase", (1.0, 1.0, 0.9), area=300)])
+    assert [s.attributes for s in seen.sightings] == [{}]
+
+
 def test_a_tie_of_colour_votes_keeps_the_colour_a_node_has():
     g = SceneGraph()
     g.integrate_detections([det("vase", (1.0, 1.0, 0.9), color="white", area=400)], stamp=0.0)

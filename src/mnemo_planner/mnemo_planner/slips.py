@@ -66,12 +66,12 @@ NOMINAL = ("other", "twin", "pair", "same", "last", "morning", "evening", "after
 DETERMINERS = ("the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "some", "any", "its")
 
 
-def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
+def fix_words(text: str) -> str:
     """Words of 4+ letters one edit away from a function word become that word; after a determiner only
     a word that may stand there ("the ohter", but "the ring" is a noun, not a misspelt verb)."""
     def fix(m: re.Match) -> str:
         w = m.group(0)
-        if len(w) < 3 or w in lexicon or w in STOPWORDS or (len(w) == 3 and known(w)) or text[m.end():].startswith("'"):
+        if len(w) < 3 or w in LEXICON or w in STOPWORDS or (len(w) == 3 and known(w)) or text[m.end():].startswith("'"):
             return w  # (a three-letter word only when it is no word at all and lost a letter; never a possessive)
         before = re.findall(r"[a-z']+", text[:m.start()][-12:])
         after_determiner = bool(before) and before[-1] in DETERMINERS
@@ -88,8 +88,8 @@ def fix_words(text: str, lexicon: tuple[str, ...] = LEXICON) -> str:
                     # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
                     and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
                     and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]
-        found = near(lexicon)
-        if not found and lexicon is LEXICON and not known(w) and not near_a_word(w):
+        found = near(LEXICON)
+        if not found and not known(w) and not near_a_word(w):
             # any other function word, where the slip is no word and one edit from no word of the language
             # ("aawy"; but "bnder" may be a "binder")
             found = near(FUNCTION)

@@ -20,10 +20,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
-from mnemo_common.types import Detection, Observation
+from mnemo_common.types import Detection, Observation, with_node_color
 from mnemo_scene_graph.coverage import CameraView
 from mnemo_scene_graph.map_fixtures import declare_map_fixtures  # noqa: F401 (the bench's import)
-from mnemo_sim.honest import with_node_color
 
 PERCEPTION_MODES = ("oracle", "realistic", "honest")  # oracle: the simulator's own observations
 
@@ -107,7 +106,7 @@ class StackPerception:
     the current camera view rendered and perceived, integrated like every frame into the running
     task's scene graph and memory (``stack.ingest``), so its detections carry node ids; a node id
     resolves to the node's label and position in that graph. A detection carries its node's colour,
-    voted over every sighting, as the ROS skill server's do (``mnemo_sim.honest.with_node_color``)."""
+    voted over every sighting, as the ROS skill server's do (``mnemo_common.types.with_node_color``)."""
 
     def __init__(self, stack: Any, perceiver: RealisticPerceiver):
         self.stack, self.perceiver = stack, perceiver

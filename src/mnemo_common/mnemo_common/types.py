@@ -7,7 +7,7 @@ Positions are metres in the map frame.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import Optional
 
@@ -164,6 +164,16 @@ class Detection:
     instance_id: str = ""
     node_id: str = ""
     mask: Optional[np.ndarray] = None  # HxW bool, never sent over ROS
+
+
+def with_node_color(detection: Detection, color: str) -> Detection:
+    """A copy of a detection that names a scene-graph node, with the node's colour in place of the one
+    measured in this frame: the graph weighs every sighting's colour by its pixels, so one frame under
+    an odd light or a glimpse of a shaded side does not rename a thing seen well before. A node without
+    a colour, or a detection without a measured one, leaves the attributes as they are."""
+    if not color or "color" not in detection.attributes:
+        return replace(detection)
+    return replace(detection, attributes={**detection.attributes, "color": color})
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional
 
-from mnemo_common.types import Detection, Observation, Sighting
+from mnemo_common.types import Detection, Observation, Sighting, with_node_color
 from mnemo_scene_graph.coverage import CameraView
 
 
@@ -31,10 +31,8 @@ def named_observation(graph: Any, obs: Observation, detections: list[Detection])
             continue
         node = graph.get(d.node_id) if d.node_id and d.node_id in graph else None
         supported = node is not None and d.kind != "fixture"
-        attributes = dict(d.attributes)
-        if node is not None and node.color_votes and attributes.get("color") and node.prop("color"):
-            attributes["color"] = node.prop("color")
-        sightings.append(Sighting(label=d.label, position=tuple(d.centroid), attributes=attributes,
+        attributes = with_node_color(d, node.prop("color") if node is not None and node.color_votes else "").attributes
+        sightings.append(Sighting(label=d.label, position=tuple(d.centroid), attributes=dict(attributes),
                                   kind=d.kind, object_id=d.instance_id or d.node_id,
                                   support=node.parent if supported else "",
                                   relation=node.relation if supported else "", score=float(d.score)))

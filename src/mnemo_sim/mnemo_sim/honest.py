@@ -8,8 +8,8 @@ its skill server knows what it sees. Plain Python; the node wires it to ROS.
   own perception and scene graph: ``sense`` takes the detections perception made of the current view
   and names each object by the scene-graph node of its label nearest to it; ``locate`` resolves a
   node id to its label and position.
-- ``with_node_color``: a named detection carries its node's colour, which the scene graph votes over
-  every sighting, not the colour one frame measured (the bench's in-process perception uses it too).
+- a named detection carries its node's colour (``mnemo_common.types.with_node_color``), which the scene
+  graph votes over every sighting, not the colour one frame measured.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
-from mnemo_common.types import Detection
+from mnemo_common.types import Detection, with_node_color
 
 from .skills import words
 
@@ -58,16 +58,6 @@ class GraphObject:
     kind: str
     position: tuple[float, float, float]
     color: str = ""  # the node's colour property ("" when it has none)
-
-
-def with_node_color(detection: Detection, color: str) -> Detection:
-    """A copy of a detection that names a scene-graph node, with the node's colour in place of the one
-    measured in this frame: the graph weighs every sighting's colour by its pixels, so one frame under
-    an odd light or a glimpse of a shaded side does not rename a thing seen well before. A node without
-    a colour, or a detection without a measured one, leaves the attributes as they are."""
-    if not color or "color" not in detection.attributes:
-        return replace(detection)
-    return replace(detection, attributes={**detection.attributes, "color": color})
 
 
 def same_label(a: str, b: str) -> bool:

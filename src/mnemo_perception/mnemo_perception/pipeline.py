@@ -1,23 +1,21 @@
-"""One frame in, its detections out: validate, detect, deproject. Also the pieces a node needs to
-assemble frames from separate streams without message_filters: a stamp-keyed synchroniser, a
-pose buffer, and counted, rate-limited drop reasons.
+"""One frame in, its detections out: validate, detect, deproject. Also a stamp-keyed synchroniser
+a node needs to assemble frames from separate streams without message_filters; the pose buffer and
+the counted, rate-limited drop reasons are mnemo_common.streams' (the scene graph uses them too).
 """
 from __future__ import annotations
 
-import bisect
 import threading
-import time
 from collections import Counter, OrderedDict
 from dataclasses import replace
-from typing import Any, Callable, Generic, Optional, TypeVar
+from typing import Any, Optional
 
-import numpy as np
-
+from mnemo_common.streams import DropCounter, StampedBuffer
 from mnemo_perception.backends import Detector
 from mnemo_perception.deproject import DeprojectionConfig, deproject_instances, valid_depth
 from mnemo_perception.frame import Frame, FrameDetections
 
-T = TypeVar("T")
+# DropCounter and StampedBuffer are named here too for the modules that import them from this one.
+__all__ = ["DropCounter", "FrameError", "Perception", "StampSync", "StampedBuffer", "validate_frame"]
 
 
 class FrameError(Exception):
@@ -78,27 +76,6 @@ class Perception:
                                detections=detections, image_ref=frame.image_ref)
 
 
-class DropCounter:
-    """Counts dropped frames by reason and says when a warning is due (once per reason per period)."""
-
-    def __init__(self, period: float = 5.0, clock: Callable[[], float] = time.monotonic):
-        self.counts: Counter = Counter()
-        self.period = period
-        self._clock = clock
-        self._last: dict[str, float] = {}
-        self._lock = threading.Lock()
-
-    def drop(self, reason: str) -> bool:
-        """Count one drop; True when the caller should log a warning now."""
-        with self._lock:
-            self.counts[reason] += 1
-            now = self._clock()
-            if now - self._last.get(reason, -np.inf) >= self.period:
-                self._last[reason] = now
-                return True
-            return False
-
-
 class StampSync:
     """Groups messages of several streams by exact header stamp, without message_filters.
 
@@ -129,37 +106,3 @@ class StampSync:
                 self._pending.popitem(last=False)
                 self.evicted += 1
             return None
-
-
-class StampedBuffer(Generic[T]):
-    """Recent stamped values (poses); ``nearest(stamp, max_age)`` is the closest one in time, or
-    None when none lies within ``max_age`` seconds of the stamp."""
-
-    def __init__(self, capacity: int = 200):
-        self.capacity = capacity
-        self._stamps: list[float] = []
-        self._values: list[T] = []
-        self._lock = threading.Lock()
-
-    def add(self, stamp: float, value: T) -> None:
-        with self._lock:
-            i = bisect.bisect_right(self._stamps, stamp)
-            self._stamps.insert(i, stamp)
-            self._values.insert(i, value)
-            if len(self._stamps) > self.capacity:
-                del self._stamps[0], self._values[0]
-
-    def latest(self) -> Optional[tuple[float, T]]:
-        with self._lock:
-            return (self._stamps[-1], self._values[-1]) if self._stamps else None
-
-    def nearest(self, stamp: float, max_age: float) -> Optional[tuple[float, T]]:
-        with self._lock:
-            if not self._stamps:
-                return None
-            i = bisect.bisect_left(self._stamps, stamp)
-            best = min((j for j in (i - 1, i) if 0 <= j < len(self._stamps)),
-                       key=lambda j: abs(self._stamps[j] - stamp))
-            if abs(self._stamps[best] - stamp) > max_age:
-                return None
-            return self._stamps[best], self._values[best]

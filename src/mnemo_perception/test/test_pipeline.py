@@ -1,4 +1,4 @@
-"""Frame validation, the stamp synchroniser, the pose buffer and drop counting (no ROS)."""
+"""Frame validation and the stamp synchroniser (no ROS)."""
 import dataclasses
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from mnemo_common.types import Pose3D
 from mnemo_perception.backends import GroundTruthDetector
 from mnemo_perception.frame import Intrinsics
-from mnemo_perception.pipeline import DropCounter, FrameError, Perception, StampedBuffer, StampSync
+from mnemo_perception.pipeline import FrameError, Perception, StampSync
 
 
 def process(frame, **changes):
@@ -52,23 +52,3 @@ def test_stamp_sync_groups_and_evicts():
     assert sync.evicted == 3
     with pytest.raises(KeyError):
         sync.add("thermal", 1, None)
-
-
-def test_stamped_buffer_nearest_and_age():
-    buf = StampedBuffer(capacity=3)
-    assert buf.nearest(1.0, 1.0) is None and buf.latest() is None
-    for t in (1.0, 3.0, 2.0, 4.0):
-        buf.add(t, f"p{t}")
-    assert buf.latest() == (4.0, "p4.0")
-    assert buf.nearest(2.9, 0.2) == (3.0, "p3.0")
-    assert buf.nearest(10.0, 0.5) is None
-    assert buf.nearest(1.0, 0.5) is None  # evicted by capacity
-
-
-def test_drop_counter_rate_limits_per_reason():
-    now = [0.0]
-    drops = DropCounter(period=5.0, clock=lambda: now[0])
-    assert drops.drop("a") and not drops.drop("a") and drops.drop("b")
-    now[0] = 6.0
-    assert drops.drop("a")
-    assert drops.counts == {"a": 3, "b": 1}

@@ -573,6 +573,17 @@ def rgb_from_msg(msg: Image) -> np.ndarray:
     return np.ascontiguousarray(pixels)
 
 
+DEPTH_ENCODINGS = ("32FC1", "16UC1")
+
+
+def depth_from_msg(msg: Image) -> np.ndarray:
+    """HxW float32 metres from 32FC1 (metres) or 16UC1 (millimetres); 0 stays 0 (invalid)."""
+    if msg.encoding not in DEPTH_ENCODINGS:
+        raise ValueError(f"depth image encoding must be one of {DEPTH_ENCODINGS}, got {msg.encoding!r}")
+    array = image_from_msg(msg)
+    return array.astype(np.float32) / 1000.0 if msg.encoding == "16UC1" else array.astype(np.float32, copy=False)
+
+
 def camera_info_to_msg(intrinsics: Any, stamp: float = 0.0, frame_id: str = "") -> CameraInfo:
     """Pinhole intrinsics (any object with width, height, fx, fy, cx, cy) -> CameraInfo with no
     distortion and identity rectification."""

@@ -174,6 +174,17 @@ def test_image_keeps_nan_and_rejects_wrong_shapes():
         ros.image_to_msg(depth, "yuv422")
 
 
+def test_depth_in_metres_from_either_encoding():
+    metres = np.array([[0.0, 1.5], [np.nan, 2.25]], np.float32)
+    np.testing.assert_array_equal(ros.depth_from_msg(ros.image_to_msg(metres, "32FC1")), metres)
+    millimetres = np.array([[0, 1500], [0, 2250]], np.uint16)
+    depth = ros.depth_from_msg(ros.image_to_msg(millimetres, "16UC1"))
+    assert depth.dtype == np.float32
+    np.testing.assert_allclose(depth, [[0.0, 1.5], [0.0, 2.25]])  # 0 stays 0: no reading
+    with pytest.raises(ValueError, match="depth image encoding"):
+        ros.depth_from_msg(ros.image_to_msg(millimetres, "mono16"))
+
+
 def test_image_padded_rows_big_endian_and_short_data():
     a = np.arange(12, dtype=np.uint16).reshape(3, 4)
     msg = ros.image_to_msg(a, "16UC1")

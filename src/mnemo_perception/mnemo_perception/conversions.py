@@ -1,7 +1,7 @@
-"""Messages <-> perception core types, without cv_bridge: colour and depth images (over
-mnemo_common.ros image_from_msg/rgb_from_msg), InstanceSegmentation <-> Segmentation,
-DetectionArray <-> FrameDetections, TransformStamped <-> (parent, child, stamp, Pose3D) and a
-tf2_msgs/TFMessage's transforms, camera pose -> heading. CameraInfo: mnemo_common.ros.
+"""Messages <-> perception core types, without cv_bridge: colour images (over mnemo_common.ros
+rgb_from_msg), InstanceSegmentation <-> Segmentation, DetectionArray <-> FrameDetections,
+TransformStamped <-> (parent, child, stamp, Pose3D) and a tf2_msgs/TFMessage's transforms, camera
+pose -> heading. Depth images and CameraInfo: mnemo_common.ros (the scene graph reads depth too).
 """
 from __future__ import annotations
 
@@ -11,14 +11,20 @@ import numpy as np
 from sensor_msgs.msg import Image
 
 from mnemo_common.ros import (
-    detection_from_msg, detection_to_msg, image_from_msg, image_to_msg, pose2d_from_msg, pose2d_to_msg,
+    depth_from_msg, detection_from_msg, detection_to_msg, image_from_msg, image_to_msg, pose2d_from_msg, pose2d_to_msg,
     pose3d_from_msg, pose3d_to_msg, rgb_from_msg, time_from_msg, time_to_msg,
 )
 from mnemo_common.types import Pose2D, Pose3D
 from mnemo_perception.frame import FrameDetections, Segmentation
 
 COLOR_ENCODINGS = ("rgb8", "bgr8", "rgba8", "bgra8")
-DEPTH_ENCODINGS = ("32FC1", "16UC1")
+
+# depth_from_msg (mnemo_common.ros) is named here too for the modules that import it from this one.
+__all__ = [
+    "COLOR_ENCODINGS", "camera_heading", "color_from_msg", "depth_from_msg", "frame_detections_from_msg",
+    "frame_detections_to_msg", "segmentation_from_msg", "segmentation_to_msg", "transform_stamped_from_msg",
+    "transform_stamped_to_msg",
+]
 
 
 def color_from_msg(msg: Image) -> np.ndarray:
@@ -26,14 +32,6 @@ def color_from_msg(msg: Image) -> np.ndarray:
     if msg.encoding not in COLOR_ENCODINGS:
         raise ValueError(f"colour image encoding must be one of {COLOR_ENCODINGS}, got {msg.encoding!r}")
     return rgb_from_msg(msg)
-
-
-def depth_from_msg(msg: Image) -> np.ndarray:
-    """HxW float32 metres from 32FC1 (metres) or 16UC1 (millimetres); 0 stays 0 (invalid)."""
-    if msg.encoding not in DEPTH_ENCODINGS:
-        raise ValueError(f"depth image encoding must be one of {DEPTH_ENCODINGS}, got {msg.encoding!r}")
-    array = image_from_msg(msg)
-    return array.astype(np.float32) / 1000.0 if msg.encoding == "16UC1" else array.astype(np.float32, copy=False)
 
 
 def segmentation_from_msg(msg) -> Segmentation:

@@ -1,4 +1,5 @@
-"""Scene-graph core types <-> mnemo_interfaces messages, and the RViz markers of a graph.
+"""Scene-graph core types <-> mnemo_interfaces messages, the RViz markers of a graph, and a frame's
+CameraView from its depth image and CameraInfo.
 
 GraphEvent values: strings travel as they are; structured values (locations, property records,
 contents lists) travel as compact JSON, which is what a reader of the event stream can print.
@@ -14,11 +15,15 @@ from geometry_msgs.msg import Point
 from mnemo_interfaces.msg import GraphEvent as GraphEventMsg
 from mnemo_interfaces.msg import ObjectNode, Property, Relation
 from mnemo_interfaces.msg import SceneGraph as SceneGraphMsg
+from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
-from mnemo_common.ros import kv_from_msgs, point_from_msg, point_to_msg, time_from_msg, time_to_msg
-from mnemo_common.types import PropertyValue
+from mnemo_common.ros import (
+    camera_info_from_msg, depth_from_msg, kv_from_msgs, point_from_msg, point_to_msg, time_from_msg, time_to_msg,
+)
+from mnemo_common.types import Pose3D, PropertyValue
+from mnemo_scene_graph.coverage import CameraView
 from mnemo_scene_graph.graph import STATE_CURRENT, GraphEvent, GraphNode
 
 
@@ -115,6 +120,21 @@ def query_from_request(req) -> dict:
         "in_fixture": req.in_fixture or None, "room": req.room or None, "include_stale": bool(req.include_stale),
         "k": int(req.k),
     }
+
+
+# -- camera views ------------------------------------------------------------------
+def camera_view_from_msgs(pose: Pose3D, depth: Image, info: CameraInfo) -> CameraView:
+    """The view of a frame seen from ``pose`` (optical frame in the map): its depth image (32FC1
+    metres or 16UC1 millimetres) with the pinhole of its CameraInfo. ValueError when the depth
+    does not decode or the two disagree in size."""
+    intrinsics = camera_info_from_msg(info, dict)
+    if (intrinsics["width"], intrinsics["height"]) != (depth.width, depth.height):
+        raise ValueError(f"camera info {intrinsics['width']}x{intrinsics['height']} vs depth image "
+                         f"{depth.width}x{depth.height}")
+    if not (intrinsics["fx"] > 0 and intrinsics["fy"] > 0):
+        raise ValueError(f"camera info without focal lengths (fx {intrinsics['fx']}, fy {intrinsics['fy']})")
+    return CameraView.from_depth(pose, intrinsics["fx"], intrinsics["fy"], intrinsics["cx"], intrinsics["cy"],
+                                 depth_from_msg(depth))
 
 
 # -- markers -------------------------------------------------------------------------

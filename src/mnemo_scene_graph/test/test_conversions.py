@@ -1,13 +1,19 @@
-"""Round trips between the scene-graph core types and the mnemo_interfaces messages."""
+"""Round trips between the scene-graph core types and the mnemo_interfaces messages; a frame's
+view from its depth and camera info messages."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
 from mnemo_interfaces.srv import QueryObjects
 from visualization_msgs.msg import Marker
 
-from mnemo_common.ros import kv_to_msgs
-from mnemo_common.types import PropertyValue
+from mnemo_common.ros import camera_info_to_msg, image_to_msg, kv_to_msgs
+from mnemo_common.types import Pose3D, PropertyValue
 from mnemo_scene_graph.conversions import (
-    event_from_msg, event_to_msg, graph_from_msg, graph_to_msg, markers_to_msg, node_from_msg, node_to_msg,
-    property_from_msg, property_to_msg, query_from_request,
+    camera_view_from_msgs, event_from_msg, event_to_msg, graph_from_msg, graph_to_msg, markers_to_msg, node_from_msg,
+    node_to_msg, property_from_msg, property_to_msg, query_from_request,
 )
+from mnemo_scene_graph.coverage import CameraView
 from mnemo_scene_graph.graph import GraphEvent, GraphNode
 
 
@@ -73,3 +79,29 @@ def test_query_request_to_kwargs():
                                        "include_stale": True, "k": 3}
     empty = query_from_request(QueryObjects.Request())
     assert empty["label"] is None and empty["near"] is None and empty["attributes"] is None
+
+
+def test_camera_view_from_depth_and_camera_info_messages():
+    """The view a node builds from a frame's messages is the core's view of that frame's depth and
+    pinhole, from metres or millimetres; messages that disagree are refused."""
+    pose = Pose3D((1.0, 2.0, 0.8), (-0.5, 0.5, -0.5, 0.5))
+    pinhole = SimpleNamespace(width=24, height=16, fx=20.0, fy=21.0, cx=11.5, cy=7.5)
+    millimetres = np.random.default_rng(4).integers(500, 5000, (16, 24)).astype(np.uint16)
+    millimetres[:8, :8] = 0  # no reading in the first 8 x 8 block
+    metres = millimetres.astype(np.float32) / 1000.0
+    metres[:8, :8] = np.nan
+    expected = CameraView.from_depth(pose, 20.0, 21.0, 11.5, 7.5, metres)
+    info = camera_info_to_msg(pinhole, 3.0, "camera")
+    for depth in (image_to_msg(metres, "32FC1", 3.0), image_to_msg(millimetres, "16UC1", 3.0)):
+        view = camera_view_from_msgs(pose, depth, info)
+        assert (view.pose, view.fx, view.fy, view.cx, view.cy, view.width, view.height, view.cell) == (
+            pose, 20.0, 21.0, 11.5, 7.5, 24, 16, expected.cell)
+        np.testing.assert_allclose(view.depth, expected.depth, rtol=1e-6)
+        assert np.isnan(view.depth[0, 0]) and not np.isnan(view.depth[0, 1])
+    with pytest.raises(ValueError, match="24x16"):
+        camera_view_from_msgs(pose, image_to_msg(metres[:8], "32FC1"), info)
+    with pytest.raises(ValueError, match="depth image encoding"):
+        camera_view_from_msgs(pose, image_to_msg(millimetres, "mono16"), info)
+    with pytest.raises(ValueError, match="focal"):
+        camera_view_from_msgs(pose, image_to_msg(metres, "32FC1"),
+                              camera_info_to_msg(SimpleNamespace(**{**vars(pinhole), "fx": 0.0})))

@@ -105,8 +105,11 @@ def parse_json_object(text: str) -> dict:
 def image_part(path: str | Path, detail: str = "low") -> dict:
     """An image content part for a chat message, read from a PNG or JPEG file."""
     p = Path(path)
-    data = p.read_bytes()
-    mime = "image/png" if p.suffix.lower() == ".png" else "image/jpeg"
+    return image_bytes_part(p.read_bytes(), "image/png" if p.suffix.lower() == ".png" else "image/jpeg", detail)
+
+
+def image_bytes_part(data: bytes, mime: str = "image/jpeg", detail: str = "low") -> dict:
+    """An image content part for a chat message from encoded image bytes (an image never written to disk)."""
     return {"type": "image_url",
             "image_url": {"url": f"data:{mime};base64,{base64.b64encode(data).decode()}", "detail": detail}}
 

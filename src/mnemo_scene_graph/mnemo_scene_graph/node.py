@@ -2,6 +2,8 @@
 
 Subscribes  names.OBSERVATIONS (Observation; oracle sightings) and/or names.DETECTIONS (DetectionArray;
             perception), chosen by `input_mode`; with `perception` honest, detections only.
+            With detections and `depth_misses`: `depth_topic` (Image) and `camera_info_topic`
+            (CameraInfo), sensor-data QoS, whose frame of each DetectionArray's stamp judges its misses.
 Publishes   names.SCENE_GRAPH (SceneGraph, latched), names.SCENE_GRAPH_MARKERS (MarkerArray, latched),
             names.SCENE_GRAPH_EVENTS (GraphEvent, one per change; the evidence ones, 'observed' and
             'missed', only on request);
@@ -26,6 +28,15 @@ publication and the snapshots are made from another (``mirror.GraphMirror``: rep
 logged events), so neither waits for a frame: a query serves every logged event, an acknowledged
 update included, and no event a crash could lose.
 
+Negative evidence: a node the camera looked at and did not see gets a 'missed' event. Looked at,
+for a DetectionArray whose depth frame (same stamp, within `depth_stamp_tolerance`) came: its place
+was in plain sight in that frame (``coverage.CameraView``: in the image, in range, nothing nearer in
+front of it), as in the in-process honest mode. Without one (a robot without depth, a lost or
+late frame) the frustum-and-room rule judges (inside the camera's frustum, in the frame's room;
+occlusion unknown), and the node counts (``depth_fallbacks``) and logs it, rate-limited. Depth
+frames wait undecoded in a short buffer; only the one a DetectionArray takes is decoded, on the
+ingest thread.
+
 Bad input (NaN positions, empty labels, frames far older than the newest) is dropped item by
 item with a counted, rate-limited warning; the node keeps running.
 """
@@ -47,12 +58,15 @@ from mnemo_common import names
 from mnemo_common.limits import check_message
 from mnemo_common.ros import (
     declare_config, detection_from_msg, fill_error, guarded, latched_qos, observation_from_msg, observation_to_msg,
-    pose2d_from_msg, pose3d_from_msg, run_node, time_from_msg,
+    pose2d_from_msg, pose3d_from_msg, run_node, sensor_qos, time_from_msg,
 )
-from mnemo_common.types import MnemoError, Observation, Status, check_perception_mode, invalid
+from mnemo_common.streams import DropCounter, StampedBuffer
+from mnemo_common.types import MnemoError, Observation, Pose3D, Status, check_perception_mode, invalid
 from mnemo_scene_graph.conversions import (
-    event_to_msg, graph_to_msg, markers_to_msg, node_to_msg, properties_from_msgs, query_from_request,
+    camera_view_from_msgs, event_to_msg, graph_to_msg, markers_to_msg, node_to_msg, properties_from_msgs,
+    query_from_request,
 )
+from mnemo_scene_graph.coverage import CameraView
 from mnemo_scene_graph.geometry import frustum_visible_fn
 from mnemo_scene_graph.graph import EVIDENCE_KINDS, GraphConfig, GraphEvent, IntegrationResult, SceneGraph
 from mnemo_scene_graph.mirror import GraphMirror
@@ -81,6 +95,12 @@ class SceneGraphNodeConfig:
     near_radius: float = 0.5
     max_stamp_lag: float = 3600.0
     mark_stale: bool = True
+    depth_misses: bool = True
+    depth_topic: str = names.DEPTH_IMAGE
+    camera_info_topic: str = names.CAMERA_INFO
+    sensor_reliable: bool = False
+    depth_stamp_tolerance: float = 0.01
+    depth_buffer_frames: int = 30
     camera_hfov_deg: float = 65.0
     camera_vfov_deg: float = 51.0
     camera_max_range: float = 4.5
@@ -121,10 +141,21 @@ DESCRIPTIONS = {
     "near_radius": "metres within which two nodes of one room are 'near'",
     "max_stamp_lag": "seconds: frames older than the newest one by more are dropped",
     "mark_stale": "turn nodes in the camera's view that were not seen stale",
-    "camera_hfov_deg": "horizontal field of view used for the looked-at test (degrees)",
-    "camera_vfov_deg": "vertical field of view used for the looked-at test (degrees)",
-    "camera_max_range": "metres: farther nodes do not count as looked at",
-    "visibility_margin": "fraction of the field of view that counts as looked at (image borders excluded)",
+    "depth_misses": "detections: a node counts as looked at only where the depth frame of the detections' stamp "
+                    "shows its place in plain sight (in the image, in range, nothing nearer in front of it); "
+                    "frames without one fall back to the frustum-and-room test of the camera_* parameters",
+    "depth_topic": "depth image topic (32FC1 metres or 16UC1 millimetres), registered to the image the "
+                   "detections come from, with the same stamps",
+    "camera_info_topic": "CameraInfo topic of that image",
+    "sensor_reliable": "subscribe to the depth and camera info with RELIABLE instead of BEST_EFFORT",
+    "depth_stamp_tolerance": "seconds: the depth frame of a DetectionArray is the one nearest its stamp, if this close",
+    "depth_buffer_frames": "latest depth frames kept, undecoded, to be found by stamp: deep enough to outlast "
+                           "perception's delay at the camera's rate (each holds a whole image)",
+    "camera_hfov_deg": "horizontal field of view of the looked-at test without depth (degrees)",
+    "camera_vfov_deg": "vertical field of view of the looked-at test without depth (degrees)",
+    "camera_max_range": "metres: farther nodes do not count as looked at (the test without depth)",
+    "visibility_margin": "fraction of the field of view that counts as looked at (image borders excluded; the test "
+                         "without depth)",
     "publish_period": "seconds between publications of the graph and markers (when changed)",
     "publish_cpu_share": "largest share of the time the whole-graph publication may take: a graph too large to "
                          "publish every publish_period is published less often",
@@ -169,6 +200,7 @@ class SceneGraphNode(Node):
         from mnemo_interfaces.msg import DetectionArray, GraphEvent as GraphEventMsg, Observation as ObservationMsg
         from mnemo_interfaces.msg import SceneGraph as Msg
         from mnemo_interfaces.srv import GetNodeHistory, GetSceneGraph, QueryObjects, UpdateNode
+        from sensor_msgs.msg import CameraInfo, Image
         from visualization_msgs.msg import MarkerArray
 
         # Frames in order on one thread, the publication on another; requests on the executor's.
@@ -181,9 +213,18 @@ class SceneGraphNode(Node):
         if input_mode in ("observations", "both"):
             self.create_subscription(ObservationMsg, names.OBSERVATIONS,
                                      lambda msg: self.ingest.submit(lambda: self._on_observation(msg)), 50)
+        # Depth frames by stamp (undecoded), and the frames whose misses were judged without one, by reason.
+        self.depth_frames: Optional[StampedBuffer] = None
+        self.depth_fallbacks = DropCounter(self.config.warn_period)
+        self._camera_info = None
         if input_mode in ("detections", "both"):
             self.create_subscription(DetectionArray, names.DETECTIONS,
                                      lambda msg: self.ingest.submit(lambda: self._on_detections(msg)), 50)
+            if self.config.depth_misses and self.config.mark_stale:
+                self.depth_frames = StampedBuffer(max(1, self.config.depth_buffer_frames))
+                sensor = sensor_qos(reliable=self.config.sensor_reliable)
+                self.create_subscription(Image, self.config.depth_topic, self._on_depth, sensor)
+                self.create_subscription(CameraInfo, self.config.camera_info_topic, self._on_camera_info, sensor)
         # as deep as the simulator's: memory must not lose a patrol's frames
         self.observation_pub = self.create_publisher(ObservationMsg, names.OBSERVATIONS, QoSProfile(
             depth=10000, reliability=ReliabilityPolicy.RELIABLE)) if self.honest else None
@@ -199,6 +240,7 @@ class SceneGraphNode(Node):
         self.room_at = self._load_map(self.config.map_file) if self.config.map_file else None
         self.get_logger().info(f"scene graph with {len(self.graph)} nodes (seq {self.graph.seq}) from "
                                f"{self.store.dir}; input {input_mode}, perception {self.config.perception}"
+                               + (f", misses judged by {self.config.depth_topic}" if self.depth_frames else "")
                                + (f", map {self.config.map_file}" if self.room_at else ""))
         self._publish_if_changed()
 
@@ -209,6 +251,37 @@ class SceneGraphNode(Node):
         c = self.config
         return frustum_visible_fn(camera_pose, math.radians(c.camera_hfov_deg), math.radians(c.camera_vfov_deg),
                                   c.camera_max_range, margin=c.visibility_margin)
+
+    def _on_depth(self, msg) -> None:
+        self.depth_frames.add(time_from_msg(msg.header.stamp), msg)  # decoded if a DetectionArray takes it
+
+    def _on_camera_info(self, msg) -> None:
+        self._camera_info = msg
+
+    def _depth_view(self, stamp: float, camera_pose: Pose3D) -> Optional[CameraView]:
+        """The view of the depth frame of the detections' stamp, seen from their camera pose; None
+        (the frustum-and-room rule judges the misses) without one, counted and logged by reason."""
+        if self.depth_frames is None or not camera_pose.is_finite():
+            return None
+        found = self.depth_frames.nearest(stamp, self.config.depth_stamp_tolerance)
+        if found is None:
+            nearest = self.depth_frames.nearest(stamp, math.inf)
+            if nearest is None:
+                return self._without_depth("no_depth_frame", f"nothing received on {self.config.depth_topic}")
+            return self._without_depth("no_depth_at_stamp", f"the nearest of the {self.config.depth_buffer_frames} "
+                                                            f"kept is {nearest[0] - stamp:+.3f} s from it")
+        if self._camera_info is None:
+            return self._without_depth("no_camera_info", f"nothing received on {self.config.camera_info_topic}")
+        try:
+            return camera_view_from_msgs(camera_pose, found[1], self._camera_info)
+        except ValueError as exc:
+            return self._without_depth("unreadable_depth", str(exc))
+
+    def _without_depth(self, reason: str, detail: str) -> None:
+        if self.depth_fallbacks.drop(reason):
+            self.get_logger().warning(
+                f"misses of a frame judged without depth (frustum and room; occlusion unknown): {reason}: {detail} "
+                f"[{self.depth_fallbacks.counts[reason]} frames so far]")
 
     def _on_observation(self, msg) -> None:
         try:
@@ -239,9 +312,10 @@ class SceneGraphNode(Node):
             stamp = time_from_msg(msg.header.stamp)
             robot_pose = pose2d_from_msg(msg.robot_pose)
             room = msg.room or (self.room_at(robot_pose.x, robot_pose.y) or "" if self.room_at else "")
+            view = self._depth_view(stamp, camera_pose)  # before the lock: decoding takes a while
             with self._lock:
-                result = self.graph.integrate_detections(detections, stamp, room=room,
-                                                         visible_fn=self._visible_fn(camera_pose))
+                result = self.graph.integrate_detections(detections, stamp, room=room, view=view,
+                                                         visible_fn=self._visible_fn(camera_pose))  # without view
                 if self.honest:
                     self._seq += 1
                     frame = Observation(stamp=stamp, robot_pose=robot_pose, camera_pose=camera_pose, room=room,

@@ -4,15 +4,22 @@ import os
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
 
 import pytest
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
+from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
 from mnemo_common.processes import unique_domain_id
-from mnemo_common.ros import detection_to_msg, kv_to_msgs, latched_qos, observation_to_msg, pose3d_to_msg, time_to_msg
+from mnemo_common.ros import (
+    camera_info_to_msg, detection_to_msg, image_to_msg, kv_to_msgs, latched_qos, observation_to_msg, pose3d_to_msg,
+    sensor_qos, time_to_msg,
+)
 from mnemo_common.types import Detection, Observation, Pose2D, Pose3D, Sighting, Status
 from mnemo_interfaces.msg import DetectionArray, GraphEvent, Observation as ObservationMsg, Property
 from mnemo_interfaces.msg import SceneGraph as SceneGraphMsg
@@ -371,3 +378,81 @@ def test_evidence_events_stay_off_the_topic_unless_asked(harness):
                                     for e in h.events), timeout=15.0)
     assert [e.kind for e in read_events(Path(h.node.store.dir) / EVENTS) if e.node_id == "mug_1"].count("missed") == 1
     assert not any(e.kind in ("missed", "observed") for e in h.events)
+
+
+# A camera 0.8 m up looking along map +x (optical x = map -y): things 2 m ahead, one on each side.
+LOOKING_ALONG_X = Pose3D((0.0, 0.0, 0.8), (-0.5, 0.5, -0.5, 0.5))
+PINHOLE = SimpleNamespace(width=160, height=120, fx=150.0, fy=150.0, cx=80.0, cy=60.0)
+LEFT, RIGHT = 0.3, -0.3  # map y of the thing left (u ~ 57) and right (u ~ 103) in the image
+
+
+def thing(label, y):
+    return Detection(label, 0.9, centroid=(2.0, y, 0.8), box_min=(1.95, y - 0.05, 0.75),
+                     box_max=(2.05, y + 0.05, 0.85))
+
+
+def detections(stamp, things):
+    array = DetectionArray(detections=[detection_to_msg(d) for d in things], room="kitchen",
+                           camera_pose=pose3d_to_msg(LOOKING_ALONG_X))
+    array.header.stamp = time_to_msg(stamp)
+    return array
+
+
+def misses(h, node_id):
+    return [e.kind for e in read_events(Path(h.node.store.dir) / EVENTS) if e.node_id == node_id].count("missed")
+
+
+def states(h):
+    response = h.call(names.GRAPH_GET, GetSceneGraph.Request(include_stale=True))
+    return {n.id: n.state for n in response.graph.nodes}
+
+
+def see_two_things_then_nothing(h, depth_frame=None):
+    """Frame 100 sees a gizmo (left) and a widget (right); then, with ``depth_frame`` (stamp,
+    metres) published first if given, frame 101 sees nothing. Returns once frame 101 is integrated."""
+    h.spin_until(lambda: h.det_pub.get_subscription_count() > 0)
+    h.det_pub.publish(detections(100.0, [thing("gizmo", LEFT), thing("widget", RIGHT)]))
+    assert h.spin_until(lambda: node_ids(h) == ["gizmo_1", "widget_1"], timeout=15.0), node_ids(h)
+    if depth_frame is not None:
+        stamp, metres = depth_frame
+        qos = sensor_qos(reliable=True)
+        depth_pub = h.client.create_publisher(Image, names.DEPTH_IMAGE, qos)
+        info_pub = h.client.create_publisher(CameraInfo, names.CAMERA_INFO, qos)
+        assert h.spin_until(lambda: depth_pub.get_subscription_count() and info_pub.get_subscription_count())
+        info_pub.publish(camera_info_to_msg(PINHOLE, stamp, "camera"))
+        depth_pub.publish(image_to_msg(metres, "32FC1", stamp, "camera"))
+        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node._camera_info, timeout=10.0)
+    h.det_pub.publish(detections(101.0, []))
+    assert h.spin_until(lambda: h.node.graph.latest_stamp == 101.0, timeout=15.0)
+
+
+def test_depth_shows_which_unseen_nodes_were_in_plain_sight(ros_context, tmp_path):
+    """With the depth frame of the detections' stamp, a node whose place it shows empty (the
+    surface behind it) goes stale; one a nearer surface hides (a closed door in front of it) was
+    not looked at and stays current, as in the in-process honest mode."""
+    h = Harness(ros_context, tmp_path / "data")
+    h.start(input_mode="detections", sensor_reliable=True)
+    try:
+        metres = np.full((PINHOLE.height, PINHOLE.width), 3.0, np.float32)  # a wall 3 m ahead, behind the gizmo
+        metres[:, 80:] = 1.0  # a door 1 m ahead, in front of the widget
+        see_two_things_then_nothing(h, (101.0, metres))
+        assert h.spin_until(lambda: states(h) == {"gizmo_1": "stale", "widget_1": "current"}, timeout=10.0), states(h)
+        assert (misses(h, "gizmo_1"), misses(h, "widget_1")) == (1, 0)
+        assert h.node.depth_fallbacks.counts == {"no_depth_frame": 1}  # frame 100 only
+    finally:
+        h.close()
+
+
+def test_without_a_depth_frame_of_its_stamp_the_frustum_judges_and_the_node_counts_it(ros_context, tmp_path):
+    """A robot that publishes no depth, or a frame whose depth never came: the camera's frustum in
+    the frame's room judges, occlusion unknown (both things ahead count as looked at), and the
+    node counts each such frame by reason."""
+    h = Harness(ros_context, tmp_path / "data")
+    h.start(input_mode="detections", sensor_reliable=True)
+    try:
+        hidden = np.full((PINHOLE.height, PINHOLE.width), 1.0, np.float32)  # would hide both, were it frame 101's
+        see_two_things_then_nothing(h, (50.0, hidden))
+        assert h.spin_until(lambda: states(h) == {"gizmo_1": "stale", "widget_1": "stale"}, timeout=10.0), states(h)
+        assert h.node.depth_fallbacks.counts == {"no_depth_frame": 1, "no_depth_at_stamp": 1}
+    finally:
+        h.close()

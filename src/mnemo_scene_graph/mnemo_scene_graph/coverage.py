@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, reduce
 
 import numpy as np
 
@@ -54,11 +54,14 @@ class CameraView:
         """The view of a frame from its full depth image (H x W metres, NaN/0/inf invalid)."""
         d = np.asarray(depth, dtype=np.float32)
         height, width = d.shape
-        d = np.where(np.isfinite(d) & (d > 0), d, np.inf)
         rows, cols = -(-height // cell), -(-width // cell)
         padded = np.full((rows * cell, cols * cell), np.inf, np.float32)
         padded[:height, :width] = d
-        coarse = padded.reshape(rows, cell, cols, cell).min(axis=(1, 3))
+        padded[~(padded > 0)] = np.inf  # NaN, 0 and negatives: no reading (like inf, never the minimum)
+        # The minimum of each cell x cell block as `cell` strided minimums along each axis: several
+        # times faster than a reduction over a 4-d view (a node builds one view per frame).
+        across = reduce(np.minimum, (padded[:, k::cell] for k in range(cell)))
+        coarse = reduce(np.minimum, (across[k::cell] for k in range(cell)))
         coarse[~np.isfinite(coarse)] = np.nan
         return CameraView(pose, float(fx), float(fy), float(cx), float(cy), int(width), int(height), coarse, cell)
 

@@ -77,6 +77,26 @@ def test_coarse_depth_keeps_the_nearest_reading_of_each_cell():
     assert v.depth[100 // 8, 200 // 8] == 1.0 and v.depth[1, 1] == 4.0 and np.isnan(v.depth[0, 0])
 
 
+def test_each_coarse_cell_is_the_nearest_valid_reading_of_its_block_border_blocks_too():
+    rng = np.random.default_rng(7)
+    depth = rng.uniform(0.3, 6.0, (37, 51)).astype(np.float32)  # not a whole number of cells
+    noise = rng.random(depth.shape)
+    depth[noise < 0.2] = np.nan
+    depth[(noise >= 0.2) & (noise < 0.3)] = 0.0
+    depth[(noise >= 0.3) & (noise < 0.35)] = -1.0
+    depth[(noise >= 0.35) & (noise < 0.4)] = np.inf
+    depth[8:16, 16:24] = 0.0  # a block without any reading
+    coarse = CameraView.from_depth(Pose3D(), FX, FY, 25.0, 18.0, depth).depth
+    assert coarse.shape == (5, 7)
+    for row in range(5):
+        for col in range(7):
+            block = depth[row * 8:(row + 1) * 8, col * 8:(col + 1) * 8]
+            valid = block[np.isfinite(block) & (block > 0)]
+            expected = valid.min() if valid.size else np.nan
+            assert np.array_equal(coarse[row, col], expected, equal_nan=True), (row, col)
+    assert np.isnan(coarse[1, 2])
+
+
 def graph_with_mug(config=GraphConfig()):
     g = SceneGraph(config)
     g.add_fixture("table_1", "table", (2.0, 0.0, 0.45), (1.7, -0.3, 0.0), (2.3, 0.3, 0.9), room="kitchen")

@@ -40,3 +40,32 @@ def test_raw_bag_ingest_builds_a_graph_and_memory_that_answer_recall(tiny, tiny_
         memory.close()
     assert hits and all("sofa" in h.caption for h in hits if "remote control" in h.caption)
     assert all(s.object_id in {n.id for n in graph.nodes()} for h in hits for s in h.sightings)
+
+    # the live honest run over the same frames believes the same: the same things, on the same fixtures,
+    # in the same state (a thing moved away since is stale in both: each frame's depth shows its place empty)
+    live = _live_graph(tiny, task.at, every=3)
+    assert _beliefs(graph) == _beliefs(live)
+    assert ("mug", "coffee_table_1", "current") not in {(lab, at, state) for lab, at, _, state in _beliefs(graph)}
+
+
+def _live_graph(scenario, until, every):
+    from mnemo_bench.realistic import RealisticPerceiver, declare_map_fixtures, integrate
+    from mnemo_scene_graph.graph import SceneGraph
+    from mnemo_sim.tasks import TaskRunner
+
+    runner, perceiver, graph = TaskRunner(scenario), RealisticPerceiver(scenario, every=every, honest=True), SceneGraph()
+    declare_map_fixtures(graph, scenario)
+    try:
+        for obs in runner.run_patrols(until):
+            perceived = perceiver.perceive(runner.world, obs, patrol=True)
+            if perceived is not None:
+                integrate(graph, perceived)
+    finally:
+        perceiver.close()
+    return graph
+
+
+def _beliefs(graph):
+    from collections import Counter
+
+    return Counter((n.label, n.parent, n.prop("color"), n.state) for n in graph.nodes(kind="object", include_stale=True))

@@ -224,6 +224,7 @@ def ingest_frames(frames: Iterable[Any], memory: Any, builder: RecordBuilder, gr
     captioned from what the graph made of it, into memory. ``rooms(x, y)`` names the room of a position."""
     from mnemo_perception.conversions import camera_heading
     from mnemo_perception.pipeline import FrameError
+    from mnemo_scene_graph.coverage import CameraView
     from mnemo_scene_graph.sightings import integrate_frame
 
     report, batch = report or RawIngestReport(), []
@@ -238,7 +239,9 @@ def ingest_frames(frames: Iterable[Any], memory: Any, builder: RecordBuilder, gr
         robot_pose = frame.robot_pose or camera_heading(frame.camera_pose)
         room = rooms(robot_pose.x, robot_pose.y) if rooms is not None else ""
         obs = Observation(stamp=frame.stamp, robot_pose=robot_pose, camera_pose=frame.camera_pose, room=room or "")
-        seen = integrate_frame(graph, obs, detections)
+        k = frame.intrinsics  # the frame's depth says which nodes it showed empty, as live frames do
+        view = CameraView.from_depth(frame.camera_pose, k.fx, k.fy, k.cx, k.cy, frame.depth)
+        seen = integrate_frame(graph, obs, detections, view=view)
         if builder.admit(seen):
             batch.append(seen)
         if len(batch) >= batch_size:

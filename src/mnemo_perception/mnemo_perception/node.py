@@ -8,6 +8,9 @@ Publishes   names.DETECTIONS (DetectionArray).
 Serves      names.PERCEPTION_DETECT (Detect): the latest frame's detections matching an
             open-vocabulary query, with scene-graph node ids from names.GRAPH_QUERY when the
             scene graph is up.
+Asks        optionally (``attribute_base_url``) an OpenAI-compatible VLM for the attributes pixels
+            cannot give (brand, printed text, ...), from a worker of its own
+            (``attribute_reader.py``): a frame carries what was read of its objects before it.
 
 Streams are grouped by exact header stamp; a frame that cannot be used (sizes differ, no camera
 info, no valid depth, no pose near its stamp, bad encoding) is dropped with a counted warning
@@ -19,8 +22,9 @@ from __future__ import annotations
 
 import importlib
 import math
+import queue
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import rclpy
@@ -31,6 +35,7 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
 from mnemo_common.limits import check_message
+from mnemo_common.llm import ChatClient, LlmConfig
 from mnemo_common.ros import (
     camera_info_from_msg, declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg,
     robot_pose_from_msg, run_node, sensor_qos, time_from_msg,
@@ -38,6 +43,7 @@ from mnemo_common.ros import (
 from mnemo_common.types import MnemoError, Pose3D, Status, check_perception_mode
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation
 from mnemo_interfaces.srv import Detect, QueryObjects
+from mnemo_perception.attribute_reader import READABLE_KEYS, AttributeReader, AttributeReaderConfig, ReadStatus
 from mnemo_perception.backends import BackendConfig, make_detector, needs_segmentation
 from mnemo_perception.conversions import (
     camera_heading, color_from_msg, depth_from_msg, frame_detections_to_msg, segmentation_from_msg,
@@ -81,6 +87,15 @@ class PerceptionNodeConfig:
     graph_timeout: float = 1.0
     graph_radius: float = 0.5
     warn_period: float = 5.0
+    attribute_base_url: str = ""
+    attribute_model: str = ""
+    attribute_api_key: str = ""
+    attribute_timeout: float = 10.0
+    attribute_keys: tuple[str, ...] = READABLE_KEYS
+    attribute_min_box_px: int = 48
+    attribute_max_reads_per_frame: int = 2
+    attribute_same_object_radius: float = 0.1
+    attribute_retry_after: float = 30.0
 
 
 CONFIG_TYPE = PerceptionNodeConfig
@@ -118,6 +133,17 @@ DESCRIPTIONS = {
     "graph_timeout": "seconds to wait for the scene graph's node ids in Detect",
     "graph_radius": "metres: how near a scene-graph node must be to a detection to lend its id",
     "warn_period": "seconds between repeated warnings about the same kind of dropped frame",
+    "attribute_base_url": "OpenAI-compatible VLM endpoint that reads attributes pixels cannot give (brand, printed "
+                          "text, ...) from crops of the detections; empty (the default): none are read",
+    "attribute_model": "VLM model name at attribute_base_url",
+    "attribute_api_key": "API key of attribute_base_url; empty: OPENAI_API_KEY from the environment",
+    "attribute_timeout": "seconds one attribute read may take",
+    "attribute_keys": "the attributes the VLM may answer (colour and size are measured, never read)",
+    "attribute_min_box_px": "short side in pixels of the smallest detection box worth reading",
+    "attribute_max_reads_per_frame": "most attribute reads a frame asks for, and most waiting at once",
+    "attribute_same_object_radius": "metres: a detection of the label within this of where it was read is that "
+                                    "object, and carries what was read instead of being read again",
+    "attribute_retry_after": "seconds without attribute reads after the endpoint failed",
 }
 
 
@@ -151,6 +177,9 @@ class PerceptionNode(Node):
         self._wake = threading.Condition()
         self._stopping = False
         self._embedder = None
+        self.attribute_reader = make_attribute_reader(cfg)
+        self._attribute_requests: queue.SimpleQueue = queue.SimpleQueue()  # bounded by the reader's limits
+        self._attribute_warnings = DropCounter(cfg.warn_period)
 
         self._tf_buffer = None
         if cfg.pose_source == "tf":
@@ -180,8 +209,15 @@ class PerceptionNode(Node):
                             callback_group=MutuallyExclusiveCallbackGroup())
         self._worker = threading.Thread(target=self._work, name="perception-worker", daemon=True)
         self._worker.start()
+        self._attribute_worker = None
+        if self.attribute_reader is not None:  # one request can take seconds: never on the frames' thread
+            self._attribute_worker = threading.Thread(target=self._read_attributes, name="attribute-reader",
+                                                      daemon=True)
+            self._attribute_worker.start()
         self.get_logger().info(f"perception ready: backend={cfg.backend}, streams={list(streams)}, "
-                               f"pose from {cfg.pose_source}")
+                               f"pose from {cfg.pose_source}, attributes read by "
+                               + (f"{self.attribute_reader.client.config.model} at {cfg.attribute_base_url}"
+                                  if self.attribute_reader is not None else "no VLM"))
 
     # -- inputs ----------------------------------------------------------------------
     def _on_camera_info(self, msg: CameraInfo) -> None:
@@ -257,7 +293,24 @@ class PerceptionNode(Node):
     # -- processing ------------------------------------------------------------------
     def _process(self, frame: Frame) -> FrameDetections:
         with self._detector_lock:
-            return self.perception.process(frame)
+            result = self.perception.process(frame)
+        if self.attribute_reader is None:
+            return result
+        detections, requests = self.attribute_reader.select(frame.rgb, result.detections)
+        for request in requests:
+            self._attribute_requests.put(request)
+        return replace(result, detections=detections)
+
+    def _read_attributes(self) -> None:
+        while (request := self._attribute_requests.get()) is not None:  # None: the node is closing
+            if self._stopping:
+                self.attribute_reader.cancel(request)
+                continue
+            result = self.attribute_reader.read(request)
+            if result.status != ReadStatus.READ and self._attribute_warnings.drop(result.status.value):
+                count = self.attribute_reader.counts[result.status.value]
+                self.get_logger().warning(f"attribute read of a {request.label} {result.status.value}: "
+                                          f"{result.detail} [{count} so far]")
 
     def _work(self) -> None:
         while True:
@@ -345,6 +398,21 @@ class PerceptionNode(Node):
             self._stopping = True
             self._wake.notify_all()
         self._worker.join(timeout=5.0)
+        if self._attribute_worker is not None:
+            self._attribute_requests.put(None)
+            self._attribute_worker.join(timeout=5.0)
+
+
+def make_attribute_reader(cfg: PerceptionNodeConfig) -> Optional[AttributeReader]:
+    """The VLM attribute reader the parameters ask for; None without an endpoint (offline)."""
+    llm = LlmConfig.from_values(cfg.attribute_base_url, cfg.attribute_model, cfg.attribute_api_key,
+                                cfg.attribute_timeout)
+    if llm is None:
+        return None
+    return AttributeReader(ChatClient(llm), AttributeReaderConfig(
+        keys=tuple(cfg.attribute_keys), min_box_px=cfg.attribute_min_box_px,
+        max_reads_per_frame=cfg.attribute_max_reads_per_frame,
+        same_object_radius=cfg.attribute_same_object_radius, retry_after=cfg.attribute_retry_after))
 
 
 def main(args: Optional[list[str]] = None) -> None:

@@ -95,7 +95,8 @@ def test_long_empty_and_non_string_values_are_dropped():
     assert len(dropped) == 3  # the title, the number, the control character
 
 
-@pytest.mark.parametrize("reply", ["not json at all", '["Zenthra"]', '{"brand": "Zenthra"', '{"brand": "' + "x" * 3000 + '"}'])
+@pytest.mark.parametrize("reply", ["not json at all", '["Zenthra"]', '{"brand": "Zenthra"',
+                                   '{"brand": "' + "x" * 3000 + '"}'])
 def test_a_malformed_answer_gives_nothing_and_is_not_asked_again_soon(fake, reply):
     fake.push(reply)
     reader = make_reader(fake)

@@ -1,5 +1,7 @@
 """The perception node over DDS, in-process with a private domain: synthetic frames in,
-DetectionArray out, Detect with and without a scene graph, and bad input dropped and counted."""
+DetectionArray out, Detect with and without a scene graph, bad input dropped and counted, and
+attributes read by a (scripted) VLM reaching the detections and the scene graph."""
+import json
 import os
 import threading
 import time
@@ -13,10 +15,11 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import CameraInfo, Image
 
 from mnemo_common import names
+from mnemo_common.fake_openai import FakeOpenAI
 from mnemo_common.processes import unique_domain_id
 from mnemo_common.ros import camera_info_to_msg, image_to_msg, pose_stamped_to_msg
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation, ObjectNode
-from mnemo_interfaces.srv import Detect, QueryObjects
+from mnemo_interfaces.srv import Detect, GetSceneGraph, QueryObjects
 from mnemo_perception.conversions import segmentation_to_msg
 from mnemo_perception.frame import Segmentation
 from mnemo_perception.node import PerceptionNode
@@ -234,3 +237,129 @@ def test_missing_weights_fails_at_start():
                                                                  Parameter("weights", value="/nope/yolo.pt")])
     finally:
         rclpy.try_shutdown(context=context)
+
+
+# -- attributes read by a VLM ---------------------------------------------------------------
+READ = {"mug": {"brand": "Zenthra"}, "book": {"title": "Quorvo", "color": "green"}}  # colour: never kept
+
+
+def _answer(body: dict) -> str:
+    """The scripted VLM: what it 'reads' on each class the request names."""
+    asked = body["messages"][1]["content"][0]["text"]
+    return json.dumps(next((v for k, v in READ.items() if json.dumps(k) in asked), {}))
+
+
+@pytest.fixture
+def vlm():
+    with FakeOpenAI(responder=_answer) as server:
+        yield server
+
+
+def _attributes(msg: DetectionArray) -> dict[str, dict[str, str]]:
+    return {d.label: {kv.key: kv.value for kv in d.attributes} for d in msg.detections}
+
+
+def _vlm_harness(vlm, **params) -> Harness:
+    return Harness({"use_embedder": False, "warn_period": 0.0, "attribute_base_url": vlm.base_url,
+                    "attribute_model": "fake-vlm", "attribute_min_box_px": 20, **params})
+
+
+def test_attributes_a_vlm_reads_reach_the_published_detections(vlm, scene_frame):
+    h = _vlm_harness(vlm)
+    try:
+        h.publish(scene_frame, 100.0)
+        first = _attributes(h.wait_frames(1))
+        assert first["mug"] == {"color": "red"}  # the frame that asks is published without waiting
+        reader = h.node.attribute_reader
+        h.wait(lambda: reader.counts["read"] == 2, 10.0, "two attribute reads")  # at most 2 a frame
+        h.publish(scene_frame, 101.0)
+        second = _attributes(h.wait_frames(2))
+        assert second["mug"] == {"color": "red", "brand": "Zenthra"}
+        assert second["book"]["title"] == "Quorvo" and second["book"]["color"] != "green"
+        assert set(second["cabinet"]) == {"color"} and set(second["apple"]) == {"color"}
+        h.wait(lambda: reader.counts["read"] == 3, 10.0, "the apple read on the second frame")
+        asked = [r["body"]["messages"][1]["content"][0]["text"] for r in vlm.requests]
+        assert sorted(next(k for k in ("mug", "book", "apple") if json.dumps(k) in a) for a in asked) == [
+            "apple", "book", "mug"]  # each object once, the fixture never
+        detected = h.call_detect("mug")
+        assert {kv.key: kv.value for kv in detected.detections[0].attributes}["brand"] == "Zenthra"
+    finally:
+        h.close()
+
+
+def test_a_slow_or_failing_endpoint_never_holds_frames_back(scene_frame):
+    release = threading.Event()
+
+    def stuck(body):
+        release.wait(30.0)
+        return 500
+
+    with FakeOpenAI(responder=stuck) as vlm:
+        h = _vlm_harness(vlm, attribute_retry_after=0.0)
+        try:
+            h.publish(scene_frame, 200.0)
+            h.wait_frames(1)
+            h.wait(lambda: len(vlm.requests) == 1, 10.0, "a read to hang at the endpoint")
+            for i in (1, 2):  # answered while the read hangs
+                h.publish(scene_frame, 200.0 + i)
+                h.wait_frames(i + 1)
+            assert h.node.attribute_reader.counts["failed"] == 0 and len(vlm.requests) == 1
+            release.set()
+            h.wait(lambda: h.node.attribute_reader.counts["failed"] >= 1, 10.0, "a failed read")
+            h.publish(scene_frame, 210.0)
+            assert all(set(a) == {"color"} for a in _attributes(h.wait_frames(4)).values())
+        finally:
+            release.set()
+            h.close()
+
+
+def test_without_an_attribute_endpoint_nothing_is_asked_and_no_read_attribute_appears(monkeypatch, vlm,
+                                                                                        scene_frame):
+    # the endpoint other nodes use does not turn reading on: it costs a request per object
+    monkeypatch.setenv("MNEMO_LLM_BASE_URL", vlm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    h = Harness({"use_embedder": False, "warn_period": 0.0, "perception": "honest"})
+    try:
+        assert h.node.attribute_reader is None
+        for stamp in (300.0, 301.0):
+            h.publish(scene_frame, stamp)
+        msg = h.wait_frames(2)
+        assert all(set(a) == {"color"} for a in _attributes(msg).values())
+        assert vlm.requests == []
+    finally:
+        h.close()
+
+
+def test_a_brand_the_vlm_reads_becomes_the_scene_graph_nodes(vlm, scene_frame, tmp_path):
+    """Honest perception and the scene graph node in one process: the read brand is a property of
+    the graph's node for the mug, as a measured colour is."""
+    from mnemo_scene_graph.node import SceneGraphNode
+
+    h = _vlm_harness(vlm, perception="honest")
+    graph = SceneGraphNode(context=h.context, parameter_overrides=[
+        Parameter("data_dir", value=str(tmp_path)), Parameter("perception", value="honest"),
+        Parameter("input_mode", value="detections"), Parameter("publish_period", value=0.1)])
+    h.executor.add_node(graph)
+    get = h.peer.create_client(GetSceneGraph, names.GRAPH_GET)
+    try:
+        h.wait(lambda: h.node.count_subscribers(names.DETECTIONS) >= 2, 10.0, "the graph listening")
+        h.publish(scene_frame, 100.0)
+        h.wait_frames(1)
+        h.wait(lambda: h.node.attribute_reader.counts["read"] == 2, 10.0, "two attribute reads")
+        h.publish(scene_frame, 101.0)
+        h.wait_frames(2)
+
+        def mug_properties():
+            h.wait(get.service_is_ready, 5.0, "GetSceneGraph")
+            future = get.call_async(GetSceneGraph.Request())
+            h.wait(future.done, 5.0, "GetSceneGraph answer")
+            mugs = [n for n in future.result().graph.nodes if n.label == "mug"]
+            return {p.name: p.value for p in mugs[0].properties} if mugs else {}
+
+        h.wait(lambda: mug_properties().get("brand") == "Zenthra", 10.0, "the mug's node to carry the brand")
+        assert mug_properties()["color"] == "red"
+    finally:
+        graph.close()
+        h.executor.remove_node(graph)
+        graph.destroy_node()
+        h.close()

@@ -68,7 +68,7 @@ from mnemo_scene_graph.conversions import (
 )
 from mnemo_scene_graph.coverage import CameraView
 from mnemo_scene_graph.geometry import frustum_visible_fn
-from mnemo_scene_graph.graph import EVIDENCE_KINDS, GraphConfig, GraphEvent, IntegrationResult, SceneGraph
+from mnemo_scene_graph.graph import EVIDENCE_KINDS, GraphConfig, GraphEvent, IntegrationResult
 from mnemo_scene_graph.mirror import GraphMirror
 from mnemo_scene_graph.persistence import GraphStore
 from mnemo_scene_graph.serial_worker import SerialWorker

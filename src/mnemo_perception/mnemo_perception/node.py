@@ -306,7 +306,12 @@ class PerceptionNode(Node):
             if self._stopping:
                 self.attribute_reader.cancel(request)
                 continue
-            result = self.attribute_reader.read(request)
+            try:
+                result = self.attribute_reader.read(request)
+            except Exception as exc:  # noqa: BLE001 - one bad crop must not end reading for good
+                self.attribute_reader.cancel(request)
+                self.get_logger().error(f"attribute read of a {request.label} failed: {type(exc).__name__}: {exc}")
+                continue
             if result.status != ReadStatus.READ and self._attribute_warnings.drop(result.status.value):
                 count = self.attribute_reader.counts[result.status.value]
                 self.get_logger().warning(f"attribute read of a {request.label} {result.status.value}: "

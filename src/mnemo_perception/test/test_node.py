@@ -313,6 +313,32 @@ def test_a_slow_or_failing_endpoint_never_holds_frames_back(scene_frame):
             h.close()
 
 
+def test_a_read_that_breaks_is_offered_again_and_reading_goes_on(vlm, scene_frame):
+    h = _vlm_harness(vlm, attribute_max_reads_per_frame=1)
+    reader = h.node.attribute_reader
+    messages, broken = reader.messages, []
+
+    def break_once(request):
+        if not broken:
+            broken.append(request.label)
+            raise ValueError("a crop that does not encode")
+        return messages(request)
+
+    reader.messages = break_once
+    try:
+        h.publish(scene_frame, 400.0)
+        h.wait_frames(1)
+        h.wait(lambda: broken and not any(k.pending for k in reader._known), 10.0, "the broken read given up")
+        h.publish(scene_frame, 401.0)
+        h.wait_frames(2)
+        h.wait(lambda: reader.counts["read"] == 1, 10.0, "the object read on the next frame")
+        h.publish(scene_frame, 402.0)
+        assert _attributes(h.wait_frames(3))["book"]["title"] == "Quorvo"
+        assert broken == ["book"]
+    finally:
+        h.close()
+
+
 def test_without_an_attribute_endpoint_nothing_is_asked_and_no_read_attribute_appears(monkeypatch, vlm,
                                                                                         scene_frame):
     # the endpoint other nodes use does not turn reading on: it costs a request per object

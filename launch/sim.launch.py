@@ -22,12 +22,14 @@ def generate_launch_description():
         DeclareLaunchArgument("seed", default_value="-1",
                               description="seed of the simulator's randomness (missed grasps); -1 uses the scenario's seed"),
         DeclareLaunchArgument("render", default_value="false", choices=["true", "false"],
-                              description="render RGB-D images with MuJoCo (false: oracle observations only)"),
-        DeclareLaunchArgument("perception", default_value="oracle", choices=["oracle", "honest"],
-                              description="oracle: the simulator's observations, with its instance ids, supports and "
-                                          "authored attributes (an upper bound) | honest: rendered RGB-D only; "
-                                          "perception, scene-graph association and memory from pixels; skills take "
-                                          "scene-graph node ids (the scenario is the scene graph's map)"),
+                              description="oracle perception: also render RGB-D images with MuJoCo (honest perception "
+                                          "always renders)"),
+        DeclareLaunchArgument("perception", default_value="honest", choices=["oracle", "honest"],
+                              description="honest (default, as on a robot): rendered RGB-D only; perception, "
+                                          "scene-graph association and memory from pixels; skills take scene-graph "
+                                          "node ids (the scenario is the scene graph's map) | oracle: the simulator's "
+                                          "observations, with its instance ids, supports and authored attributes "
+                                          "(an upper bound no robot reaches)"),
         DeclareLaunchArgument("data_dir", default_value="data",
                               description="directory where memory, scene graph and keyframes persist"),
         DeclareLaunchArgument("policy", default_value="offline", choices=["offline", "llm"],

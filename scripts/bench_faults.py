@@ -115,7 +115,7 @@ class FaultStack:
         self.days = FIRST_PATROL_DAY + patrol_days
         self.launch = start_launch_file(ROOT / "launch/sim.launch.py",
                                         {"scenario": str(fault_scenario(out, patrol_days)),
-                                         "data_dir": str(out / "data")},
+                                         "data_dir": str(out / "data"), "perception": "oracle"},
                                         env=ros_env(self.domain), log_dir=out / "logs", on_event=self.events.append)
         self.client = RosClient("fault_injector")
         self.published = 0  # observations seen on the topic

@@ -24,7 +24,8 @@ def stack(tmp_path_factory):
     domain = unique_domain_id()
     saved = enter_domain(domain)
     processes = start_launch_file(REPO_ROOT / "launch/sim.launch.py",
-                                  {"scenario": str(SCENARIO), "data_dir": str(out / "data")},
+                                  {"scenario": str(SCENARIO), "data_dir": str(out / "data"),
+                                   "perception": "oracle"},
                                   env=ros_env(domain), log_dir=out / "logs")
     from mnemo_common.ros_client import RosClient
 

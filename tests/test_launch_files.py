@@ -155,7 +155,11 @@ def test_every_argument_is_described(launch_file):
 
 
 def test_deployments_start_the_expected_nodes():
-    sim = {n.name for n in evaluate_launch_file(LAUNCH / "sim.launch.py").nodes}
+    sim_nodes = evaluate_launch_file(LAUNCH / "sim.launch.py").nodes
+    sim = {n.name for n in sim_nodes}
+    # against the simulator as on a robot: honest perception unless oracle is asked for
+    assert {n.name: n.params["perception"] for n in sim_nodes if "perception" in n.params} == {
+        names.SIM_NODE: "honest", names.PERCEPTION_NODE: "honest", names.SCENE_GRAPH_NODE: "honest"}
     assert sim == {names.SIM_NODE, names.MEMORY_NODE, names.PERCEPTION_NODE, names.SCENE_GRAPH_NODE,
                    names.KEYFRAMES_NODE, names.ANALYZER_NODE, names.PLANNER_NODE}
     tiago = evaluate_launch_file(LAUNCH / "tiago.launch.py", {"with_planner": "false"})

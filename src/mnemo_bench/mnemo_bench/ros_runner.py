@@ -48,7 +48,7 @@ def run_ros_scenario(scenario: Any, path: Path, tasks: list[Any], out: Path, tim
     saved = enter_domain(domain)
     processes = start_launch_file(REPO_ROOT / "launch" / "sim.launch.py",
                                   {"scenario": str(path), "data_dir": str(run_dir / "data"), "render": "false",
-                                   "policy": "offline"}, env=ros_env(domain), log_dir=run_dir / "logs")
+                                   "perception": "oracle", "policy": "offline"}, env=ros_env(domain), log_dir=run_dir / "logs")
     try:
         outcomes, _, _ = _run(scenario, tasks, argparse.Namespace(timeout=timeout), processes)
     finally:

@@ -35,7 +35,8 @@ front of it), as in the in-process honest mode. Without one (a robot without dep
 late frame) the frustum-and-room rule judges (inside the camera's frustum, in the frame's room;
 occlusion unknown), and the node counts (``depth_fallbacks``) and logs it, rate-limited. Depth
 frames wait undecoded in a short buffer; only the one a DetectionArray takes is decoded, on the
-ingest thread.
+ingest thread, which waits a little (`depth_wait`) for a depth frame DDS delivers after the
+detections made from it.
 
 Bad input (NaN positions, empty labels, frames far older than the newest) is dropped item by
 item with a counted, rate-limited warning; the node keeps running.
@@ -100,6 +101,7 @@ class SceneGraphNodeConfig:
     camera_info_topic: str = names.CAMERA_INFO
     sensor_reliable: bool = False
     depth_stamp_tolerance: float = 0.01
+    depth_wait: float = 0.2
     depth_buffer_frames: int = 30
     camera_hfov_deg: float = 65.0
     camera_vfov_deg: float = 51.0
@@ -149,6 +151,8 @@ DESCRIPTIONS = {
     "camera_info_topic": "CameraInfo topic of that image",
     "sensor_reliable": "subscribe to the depth and camera info with RELIABLE instead of BEST_EFFORT",
     "depth_stamp_tolerance": "seconds: the depth frame of a DetectionArray is the one nearest its stamp, if this close",
+    "depth_wait": "seconds a DetectionArray waits for its depth frame, which can arrive after the detections made "
+                  "from it; none waits again until a depth frame has come since the last wait in vain",
     "depth_buffer_frames": "latest depth frames kept, undecoded, to be found by stamp: deep enough to outlast "
                            "perception's delay at the camera's rate (each holds a whole image)",
     "camera_hfov_deg": "horizontal field of view of the looked-at test without depth (degrees)",
@@ -217,14 +221,18 @@ class SceneGraphNode(Node):
         self.depth_frames: Optional[StampedBuffer] = None
         self.depth_fallbacks = DropCounter(self.config.warn_period)
         self._camera_info = None
+        self._depth_arrived = threading.Condition()
+        self._depth_flowing = False  # a depth frame came since the last wait for one timed out
         if input_mode in ("detections", "both"):
-            self.create_subscription(DetectionArray, names.DETECTIONS,
-                                     lambda msg: self.ingest.submit(lambda: self._on_detections(msg)), 50)
+            # Created first: the executor takes ready messages in the order of their subscriptions, so a
+            # depth frame and the detections made from it that wait together are buffered in that order.
             if self.config.depth_misses and self.config.mark_stale:
                 self.depth_frames = StampedBuffer(max(1, self.config.depth_buffer_frames))
                 sensor = sensor_qos(reliable=self.config.sensor_reliable)
                 self.create_subscription(Image, self.config.depth_topic, self._on_depth, sensor)
                 self.create_subscription(CameraInfo, self.config.camera_info_topic, self._on_camera_info, sensor)
+            self.create_subscription(DetectionArray, names.DETECTIONS,
+                                     lambda msg: self.ingest.submit(lambda: self._on_detections(msg)), 50)
         # as deep as the simulator's: memory must not lose a patrol's frames
         self.observation_pub = self.create_publisher(ObservationMsg, names.OBSERVATIONS, QoSProfile(
             depth=10000, reliability=ReliabilityPolicy.RELIABLE)) if self.honest else None
@@ -253,7 +261,21 @@ class SceneGraphNode(Node):
                                   c.camera_max_range, margin=c.visibility_margin)
 
     def _on_depth(self, msg) -> None:
-        self.depth_frames.add(time_from_msg(msg.header.stamp), msg)  # decoded if a DetectionArray takes it
+        with self._depth_arrived:
+            self.depth_frames.add(time_from_msg(msg.header.stamp), msg)  # decoded if a DetectionArray takes it
+            self._depth_flowing = True
+            self._depth_arrived.notify_all()
+
+    def _await_depth(self, stamp: float) -> None:
+        """Wait up to depth_wait for a depth frame at or after ``stamp``: DDS can deliver a large image
+        after the detections made from it. Not while the stream is quiet (nothing received, or the last
+        wait was in vain), so a robot without depth, or whose depth stopped, holds no frame up."""
+        tolerance = self.config.depth_stamp_tolerance
+        with self._depth_arrived:
+            if self._depth_flowing and not self._depth_arrived.wait_for(
+                    lambda: (self.depth_frames.latest() or (-math.inf,))[0] >= stamp - tolerance,
+                    timeout=self.config.depth_wait):
+                self._depth_flowing = False
 
     def _on_camera_info(self, msg) -> None:
         self._camera_info = msg
@@ -263,6 +285,7 @@ class SceneGraphNode(Node):
         (the frustum-and-room rule judges the misses) without one, counted and logged by reason."""
         if self.depth_frames is None or not camera_pose.is_finite():
             return None
+        self._await_depth(stamp)
         found = self.depth_frames.nearest(stamp, self.config.depth_stamp_tolerance)
         if found is None:
             nearest = self.depth_frames.nearest(stamp, math.inf)

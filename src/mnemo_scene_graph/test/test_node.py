@@ -407,20 +407,39 @@ def states(h):
     return {n.id: n.state for n in response.graph.nodes}
 
 
-def see_two_things_then_nothing(h, depth_frame=None):
-    """Frame 100 sees a gizmo (left) and a widget (right); then, with ``depth_frame`` (stamp,
-    metres) published first if given, frame 101 sees nothing. Returns once frame 101 is integrated."""
+class DepthCamera:
+    """Publishes depth frames and camera info as a robot's camera does."""
+
+    def __init__(self, h):
+        self.h = h
+        qos = sensor_qos(reliable=True)
+        self.depth_pub = h.client.create_publisher(Image, names.DEPTH_IMAGE, qos)
+        self.info_pub = h.client.create_publisher(CameraInfo, names.CAMERA_INFO, qos)
+        assert h.spin_until(lambda: self.depth_pub.get_subscription_count() and self.info_pub.get_subscription_count())
+
+    def publish(self, stamp, metres):
+        self.info_pub.publish(camera_info_to_msg(PINHOLE, stamp, "camera"))
+        self.depth_pub.publish(image_to_msg(metres, "32FC1", stamp, "camera"))
+
+
+def wall_behind_gizmo_door_before_widget():
+    metres = np.full((PINHOLE.height, PINHOLE.width), 3.0, np.float32)  # a wall 3 m ahead, behind the gizmo
+    metres[:, 80:] = 1.0  # a door 1 m ahead, in front of the widget
+    return metres
+
+
+def see_two_things(h):
     h.spin_until(lambda: h.det_pub.get_subscription_count() > 0)
     h.det_pub.publish(detections(100.0, [thing("gizmo", LEFT), thing("widget", RIGHT)]))
     assert h.spin_until(lambda: node_ids(h) == ["gizmo_1", "widget_1"], timeout=15.0), node_ids(h)
+
+
+def see_two_things_then_nothing(h, depth_frame=None):
+    """Frame 100 sees a gizmo (left) and a widget (right); then, with ``depth_frame`` (stamp,
+    metres) published first if given, frame 101 sees nothing. Returns once frame 101 is integrated."""
+    see_two_things(h)
     if depth_frame is not None:
-        stamp, metres = depth_frame
-        qos = sensor_qos(reliable=True)
-        depth_pub = h.client.create_publisher(Image, names.DEPTH_IMAGE, qos)
-        info_pub = h.client.create_publisher(CameraInfo, names.CAMERA_INFO, qos)
-        assert h.spin_until(lambda: depth_pub.get_subscription_count() and info_pub.get_subscription_count())
-        info_pub.publish(camera_info_to_msg(PINHOLE, stamp, "camera"))
-        depth_pub.publish(image_to_msg(metres, "32FC1", stamp, "camera"))
+        DepthCamera(h).publish(*depth_frame)
         assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node._camera_info, timeout=10.0)
     h.det_pub.publish(detections(101.0, []))
     assert h.spin_until(lambda: h.node.graph.latest_stamp == 101.0, timeout=15.0)
@@ -433,9 +452,7 @@ def test_depth_shows_which_unseen_nodes_were_in_plain_sight(ros_context, tmp_pat
     h = Harness(ros_context, tmp_path / "data")
     h.start(input_mode="detections", sensor_reliable=True)
     try:
-        metres = np.full((PINHOLE.height, PINHOLE.width), 3.0, np.float32)  # a wall 3 m ahead, behind the gizmo
-        metres[:, 80:] = 1.0  # a door 1 m ahead, in front of the widget
-        see_two_things_then_nothing(h, (101.0, metres))
+        see_two_things_then_nothing(h, (101.0, wall_behind_gizmo_door_before_widget()))
         assert h.spin_until(lambda: states(h) == {"gizmo_1": "stale", "widget_1": "current"}, timeout=10.0), states(h)
         assert (misses(h, "gizmo_1"), misses(h, "widget_1")) == (1, 0)
         assert h.node.depth_fallbacks.counts == {"no_depth_frame": 1}  # frame 100 only
@@ -454,5 +471,26 @@ def test_without_a_depth_frame_of_its_stamp_the_frustum_judges_and_the_node_coun
         see_two_things_then_nothing(h, (50.0, hidden))
         assert h.spin_until(lambda: states(h) == {"gizmo_1": "stale", "widget_1": "stale"}, timeout=10.0), states(h)
         assert h.node.depth_fallbacks.counts == {"no_depth_frame": 1, "no_depth_at_stamp": 1}
+    finally:
+        h.close()
+
+
+def test_a_depth_frame_that_arrives_after_its_detections_still_judges_them(ros_context, tmp_path):
+    """DDS can deliver a large depth image after the small DetectionArray made from it: the frame
+    waits for it (depth_wait) while depth frames are flowing, and its misses are judged by it."""
+    h = Harness(ros_context, tmp_path / "data")
+    h.start(input_mode="detections", sensor_reliable=True, depth_wait=10.0)
+    try:
+        camera = DepthCamera(h)
+        camera.publish(100.0, wall_behind_gizmo_door_before_widget())
+        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node._camera_info, timeout=10.0)
+        see_two_things(h)
+        h.det_pub.publish(detections(101.0, []))
+        h.spin_until(lambda: False, timeout=0.5)  # the detections wait for their depth frame
+        assert h.node.graph.latest_stamp == 100.0
+        camera.publish(101.0, wall_behind_gizmo_door_before_widget())
+        assert h.spin_until(lambda: h.node.graph.latest_stamp == 101.0, timeout=15.0)
+        assert h.spin_until(lambda: states(h) == {"gizmo_1": "stale", "widget_1": "current"}, timeout=10.0), states(h)
+        assert not h.node.depth_fallbacks.counts
     finally:
         h.close()

@@ -291,8 +291,9 @@ class SceneGraphNode(Node):
             nearest = self.depth_frames.nearest(stamp, math.inf)
             if nearest is None:
                 return self._without_depth("no_depth_frame", f"nothing received on {self.config.depth_topic}")
-            return self._without_depth("no_depth_at_stamp", f"the nearest of the {self.config.depth_buffer_frames} "
-                                                            f"kept is {nearest[0] - stamp:+.3f} s from it")
+            return self._without_depth("no_depth_at_stamp", f"the nearest depth frame kept (at most "
+                                                            f"{self.config.depth_buffer_frames}) is "
+                                                            f"{nearest[0] - stamp:+.3f} s from it")
         if self._camera_info is None:
             return self._without_depth("no_camera_info", f"nothing received on {self.config.camera_info_topic}")
         try:

@@ -59,7 +59,7 @@ def generate_launch_description():
         Node(package="mnemo_perception", executable="perception_node", name=names.PERCEPTION_NODE,
              output="screen", **supervised, parameters=[config, {**common, **perception}], remappings=camera),
         Node(package="mnemo_scene_graph", executable="scene_graph_node", name=names.SCENE_GRAPH_NODE,
-             output="screen", **supervised,
+             output="screen", **supervised, remappings=camera,  # (its depth frames judge misses)
              parameters=[config, {**persistent, **perception, "map_file": LaunchConfiguration("map_file")}]),
         Node(package="mnemo_keyframes", executable="keyframes_node", name=names.KEYFRAMES_NODE, output="screen",
              **supervised, parameters=[config, with_llm], remappings=camera),

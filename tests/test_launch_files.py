@@ -169,6 +169,8 @@ def test_deployments_start_the_expected_nodes():
 def test_robot_camera_topics_and_profiles_reach_the_nodes():
     nodes = {n.name: n for n in evaluate_launch_file(LAUNCH / "tiago.launch.py").nodes}
     assert (names.COLOR_IMAGE, "/head_front_camera/rgb/image_raw") in nodes[names.PERCEPTION_NODE].remappings
+    # the scene graph judges misses by the same camera's depth
+    assert nodes[names.SCENE_GRAPH_NODE].remappings == nodes[names.PERCEPTION_NODE].remappings
     skills = nodes[names.SKILLS_NODE]
     assert skills.params["profile_file"].endswith("profiles/tiago.yaml") and Path(skills.params["profile_file"]).exists()
     assert skills.params["operator_gate"] is True and skills.params["use_sim_time"] is False

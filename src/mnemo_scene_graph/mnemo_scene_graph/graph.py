@@ -267,8 +267,11 @@ class _Item:
 
 # Colour names that lighting and viewing angle make a camera confuse for one surface (measured
 # colour flips between them frame to frame); only colours outside these neighbourhoods veto a match.
+# Black is no colourless name's neighbour: perception names a thing black only when most of its
+# pixels are near-black, and a colourless one by its lit part, so shade does not turn one into the
+# other; what black does tell apart is a black thing from its grey or silver look-alike.
 _COLOR_NEIGHBOURS = {frozenset(p) for p in (
-    ("white", "silver"), ("white", "grey"), ("silver", "grey"), ("grey", "black"), ("silver", "black"),
+    ("white", "silver"), ("white", "grey"), ("silver", "grey"),
     ("red", "pink"), ("red", "orange"), ("red", "brown"), ("orange", "yellow"), ("orange", "brown"),
     ("yellow", "brown"), ("blue", "purple"), ("purple", "pink"), ("gray", "grey"),
 )}

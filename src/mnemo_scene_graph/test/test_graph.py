@@ -364,6 +364,26 @@ def test_colour_names_that_lighting_confuses_do_not_split_an_object():
     assert colors_compatible("", "red")
 
 
+def test_a_black_thing_and_its_grey_or_silver_look_alike_stay_two():
+    """Black names a thing most of whose pixels are near-black, never the shade of a colourless one:
+    a silver look-alike standing where a black one stood, or first seen after it left, is another."""
+    from mnemo_scene_graph.graph import colors_compatible
+
+    assert not colors_compatible("black", "silver") and not colors_compatible("grey", "black")
+    assert colors_compatible("grey", "silver") and colors_compatible("white", "grey")
+    g = SceneGraph()
+    for t in range(3):
+        g.integrate_detections([det("wug", (1.0, 1.0, 0.9), color="black", area=400)], stamp=float(t))
+    swapped = g.integrate_detections([det("wug", (1.02, 1.0, 0.9), color="silver", area=400)], stamp=10.0)
+    assert swapped.created == ["wug_2"] and g.get("wug_1").prop("color") == "black"
+    # The black one's place seen empty while a grey look-alike, new, is elsewhere: no merge.
+    g.integrate_detections([det("dax", (3.0, 1.0, 0.9), color="black", area=400)], stamp=11.0)
+    g.integrate_detections([det("dax", (6.0, 1.0, 0.9), color="grey", area=400)], stamp=12.0)
+    r = g.integrate_detections([], stamp=13.0, visible_fn=lambda p: p[0] < 4.0)
+    assert "dax_1" in r.stale and r.merged == []
+    assert sorted(n.prop("color") for n in g.query(label="dax", include_stale=True)) == ["black", "grey"]
+
+
 def test_a_measured_colour_is_the_one_most_pixels_were_seen_in_not_the_latest():
     """A white thing read grey under one light stays white; a glimpse weighs its few pixels; a
     colour that comes to outweigh the rest renames it. An authored colour is taken as given."""

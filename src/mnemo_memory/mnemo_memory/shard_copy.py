@@ -27,6 +27,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 IMMUTABLE_STORAGE = "Mmap"  # qdrant's storage type of the vectors of an optimized (non-appendable) segment
 FROZEN_SEGMENT_FILES = ("vector_storage*/matrix.dat", "vector_storage*/quantized.data", "vector_index*/links*.bin")
@@ -38,7 +39,8 @@ class CopyReport:
     copied_bytes: int = 0
 
 
-def _frozen_segment(segment: Path) -> bool:
+def frozen_segment(segment: Path) -> bool:
+    """Whether the segment's vector storage is immutable (the optimizer wrote it)."""
     try:
         vectors = json.loads((segment / "segment.json").read_text())["config"]["vector_data"]
     except (OSError, ValueError, KeyError):
@@ -50,10 +52,26 @@ def never_rewritten(shard: Path) -> set[Path]:
     """The files of the shard at ``shard`` that are never rewritten in place."""
     files = set((shard / "wal").glob("closed-*"))
     for segment in (shard / "segments").glob("*"):
-        if segment.is_dir() and _frozen_segment(segment):
+        if segment.is_dir() and frozen_segment(segment):
             for pattern in FROZEN_SEGMENT_FILES:
                 files.update(segment.glob(pattern))
     return {f for f in files if f.is_file() and not f.is_symlink()}
+
+
+def data_extents(fd: int) -> Iterator[tuple[int, int]]:
+    """The (start, end) byte ranges of an open file that hold data, holes left out."""
+    size = os.fstat(fd).st_size
+    pos = 0
+    while pos < size:
+        try:
+            start = os.lseek(fd, pos, os.SEEK_DATA)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:  # nothing but a hole up to the end
+                return
+            raise
+        end = os.lseek(fd, start, os.SEEK_HOLE)
+        yield start, end
+        pos = end
 
 
 def copy_sparse(src: Path, dst: Path) -> int:
@@ -61,22 +79,13 @@ def copy_sparse(src: Path, dst: Path) -> int:
     copied = 0
     with open(src, "rb") as fi, open(dst, "wb") as fo:
         size = os.fstat(fi.fileno()).st_size
-        pos = 0
-        while pos < size:
-            try:
-                start = os.lseek(fi.fileno(), pos, os.SEEK_DATA)
-            except OSError as exc:
-                if exc.errno == errno.ENXIO:  # nothing but a hole up to the end
-                    break
-                raise
-            end = os.lseek(fi.fileno(), start, os.SEEK_HOLE)
+        for start, end in data_extents(fi.fileno()):
             while start < end:
                 n = os.copy_file_range(fi.fileno(), fo.fileno(), end - start, start, start)
                 if n == 0:  # the file shrank meanwhile
                     break
                 start += n
                 copied += n
-            pos = end
         os.ftruncate(fo.fileno(), size)
     shutil.copymode(src, dst)
     return copied

@@ -105,7 +105,9 @@ class BackgroundIndexer:
             self.builds += 1
             self.on_event(f"index built off the serving process: generation {build.generation}, "
                           f"copy {copied - start:.2f} s ({build.copied.copied_bytes / 2**20:.0f} MB copied, "
-                          f"{build.copied.linked_bytes / 2**20:.0f} MB linked), build {built - copied:.1f} s, "
+                          f"{build.copied.linked_bytes / 2**20:.0f} MB linked), build {built - copied:.1f} s "
+                          f"(load {build.load_seconds * 1000:.0f} ms, {build.cached_bytes / 2**20:.0f} MB read "
+                          f"into the page cache first), "
                           f"{len(build.journal)} updates carried over, switch {switched_in * 1000:.0f} ms held")
             return True
         self.last_error = build.error or "cancelled"

@@ -13,7 +13,8 @@ it, and holds the locks named here):
 2. build (nothing held): a child process (``python -m mnemo_memory.index_build``, at a lower CPU
    priority) optimizes and flushes the copies, while the live shards keep answering and taking
    writes; every update applied to them meanwhile is kept in ``journal``;
-3. catch up (nothing held): the built shards are loaded here and the journal replayed onto them;
+3. catch up (nothing held): the built shards are loaded here (their files read into the page cache
+   first, ``page_cache``) and the journal replayed onto them;
 4. switch (writers and queries held, for the journal's last entries): meta.json is rewritten to
    name generation N (a temporary file renamed over it: the commit point), the store serves from
    the built shards, and the previous generation's files are removed.
@@ -32,6 +33,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -40,6 +42,7 @@ import qdrant_edge as qe
 from mnemo_common.files import fsync_dir, write_json_atomic
 from mnemo_common.processes import PARENT_PID_ENV, die_with_parent
 
+from mnemo_memory.page_cache import read_into_cache
 from mnemo_memory.shard_copy import CopyReport, copy_shard
 
 SHARD_NAMES = ("shard", "objects")  # the view records' shard, the object sightings' shard
@@ -97,6 +100,8 @@ class IndexBuild:
         self.target = generation_dir(root, generation)
         self.journal: list[tuple[str, Any]] = []  # (shard name, update) applied to the live shards since the copy
         self.copied = CopyReport()
+        self.cached_bytes = 0  # read into the page cache before the load
+        self.load_seconds = 0.0  # the engine's load of the built shards (GIL held)
         self.error = ""
         self.switched = False
         self._replayed = 0
@@ -142,7 +147,13 @@ class IndexBuild:
         _fsync_tree(self.target)  # the built files on disk before meta.json may name them
 
     def load(self) -> None:
+        """Load the built shards here (the engine holds the GIL throughout), their files read into
+        the page cache first (``page_cache``), so the load reads nothing from disk."""
+        for name in self.live:
+            self.cached_bytes += read_into_cache(self.target / name)
+        start = time.monotonic()
         self._built = {name: qe.EdgeShard.load(str(self.target / name)) for name in self.live}
+        self.load_seconds = time.monotonic() - start
 
     def catch_up(self) -> None:
         """Replay onto the built shards the updates journaled so far (writers may add more meanwhile:

@@ -164,9 +164,9 @@ class EdgeStore(QdrantStoreBase):
     def _create(self, path: Path, config: "qe.EdgeConfig", fields: dict[str, str]) -> "qe.EdgeShard":
         shard = qe.EdgeShard.create(str(path), config)
         for name, kind in fields.items():
-            # stamp is the field most queries filter or order by: the principal one, in RAM
+            # stamp is the field most queries filter or order by: the principal one
             principal = name == "stamp"
-            on_disk = self.tuning.secondary_indexes_on_disk and not principal
+            on_disk = self.tuning.stamp_index_on_disk if principal else self.tuning.secondary_indexes_on_disk
             schema = {"float": lambda: qe.FloatIndexParams(is_principal=principal, on_disk=on_disk),
                       "keyword": lambda: qe.KeywordIndexParams(on_disk=on_disk)}[kind]()
             shard.update(qe.UpdateOperation.create_field_index(name, schema))

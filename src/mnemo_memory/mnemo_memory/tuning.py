@@ -37,9 +37,14 @@ class EdgeTuning:
     # instead of 905-1400 (six alternating pairs), but the first query after it 238 ms instead of
     # 12-14: the reading only moved to the first answer.
     quantized_in_ram: bool = True
-    # x, y, room and labels indices memory-mapped (stamp stays in RAM): 100k reopen 674-811 ms
+    # x, y, room and labels indices memory-mapped (stamp then in RAM): 100k reopen 674-811 ms
     # instead of 863-1038 (five alternating pairs), first query and filtered queries alike
     secondary_indexes_on_disk: bool = True
+    # the stamp index (the principal one, which time queries filter and order by) memory-mapped as
+    # well: a load, which holds the GIL (every index build's switch), no longer builds it in RAM
+    # point by point, and queries read its pages from the page cache (a store keeps the setting it
+    # was created with)
+    stamp_index_on_disk: bool = True
     # payload memory-mapped and read on demand: Cached read every payload into RAM at open; a query
     # reads ten, and plain position queries use the grid in RAM (whose read-back at open is slower)
     payload_cold: bool = True

@@ -221,3 +221,19 @@ def _build_processes(root) -> list[int]:
         if "mnemo_memory.index_build" in cmd and str(root) in cmd:
             out.append(int(pid))
     return out
+
+
+def test_the_shards_a_build_loads_keep_their_stamp_index_memory_mapped(tmp_path):
+    """The principal (stamp) index on disk, in both shards and in the built generation: the build's
+    load, which holds the GIL, maps it instead of building it in RAM point by point."""
+    emb = WordEmbedder()
+    memory = open_service(tmp_path / "m")
+    try:
+        memory.add(records(0, 200, emb))
+        assert memory.wait_indexed(60.0) and memory.index_builds >= 1, memory._indexer.last_error
+        for shard in memory.store._shards():
+            stamp = shard.info().payload_schema["stamp"].params
+            assert stamp.is_principal and stamp.on_disk
+        assert len(memory.search_time(since=60.0 * 10, until=60.0 * 19, k=50)) == 10
+    finally:
+        memory.close()

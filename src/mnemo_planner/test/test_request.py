@@ -124,6 +124,14 @@ def test_a_word_after_a_determiner_is_a_noun_however_near_a_function_word():
     assert r.excluded == ("mauve",)
 
 
+def test_a_word_of_the_language_is_a_verb_of_fetching_only_before_what_may_begin_its_object():
+    # "ring" is one letter from "bring", but after a qualifier and before no object it names the thing
+    assert rq.parse("Hand over the mauve dax ring, ta.", NOW).named == "mauve dax ring"
+    assert rq.fix_words("a dax ring on the plinth") == "a dax ring on the plinth"
+    assert rq.fix_words("will you ring me the gizmo") == "will you bring me the gizmo"
+    assert rq.fix_words("the blick wants a gizmo") == "the blick want a gizmo"  # (a form of the verb, as before)
+
+
 def test_a_clause_of_time_before_the_question_does_not_make_it_a_when_question():
     r = rq.parse("When you saw the gizmo on the plinth, what was beside it?", NOW)
     assert r.kind == rq.WITH and r.intent == rq.RECALL

@@ -28,8 +28,9 @@ FUNCTION = tuple(sorted(w for w in STOPWORDS if "'" not in w))
 UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches", "check", "search")
 # ... of which these only before a determiner: "form the plinth", but "a tax form"
 BEFORE_DETERMINER = ("from", "with")
-# ... of which a word of the language is taken for these verbs only before what may begin their object
-# ("ring me the gizmo" asks for it; "the dax ring, ta" and "a mauve ring on the plinth" are rings)
+# ... of which a word of the language is taken for these verbs only before what may begin their object and
+# (a noun) after no word that may qualify it ("ring me the gizmo" asks for it; "the dax ring, ta", "a mauve
+# ring on the plinth" and "the dax ring that sat there" are rings)
 VERBS = ("bring", "fetch", "find", "want", "need")
 # a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a
 # contraction of English ("here's", "that's", "there's")
@@ -90,7 +91,9 @@ def fix_words(text: str) -> str:
                     and (not after_determiner or x in NOMINAL)
                     and (x not in UNKNOWN_ONLY or not known(w))
                     and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
-                    and (x not in VERBS or not known(w) or w.startswith(x) or (after and after[0] in OBJECT_STARTS))
+                    and (x not in VERBS or not known(w) or w.startswith(x) or (
+                        after and after[0] in OBJECT_STARTS and not (
+                            before and before[-1] not in STOPWORDS and lexicon().noun(w))))
                     # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
                     and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
                     and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]

@@ -128,6 +128,8 @@ def test_a_word_of_the_language_is_a_verb_of_fetching_only_before_what_may_begin
     # "ring" is one letter from "bring", but after a qualifier and before no object it names the thing
     assert rq.parse("Hand over the mauve dax ring, ta.", NOW).named == "mauve dax ring"
     assert rq.fix_words("a dax ring on the plinth") == "a dax ring on the plinth"
+    assert rq.fix_words("the dax ring that sat there") == "the dax ring that sat there"
+    assert rq.fix_words("then brring it here") == "then bring it here"  # (no word: a slip wherever it stands)
     assert rq.fix_words("will you ring me the gizmo") == "will you bring me the gizmo"
     assert rq.fix_words("the blick wants a gizmo") == "the blick want a gizmo"  # (a form of the verb, as before)
 

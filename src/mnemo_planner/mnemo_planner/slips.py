@@ -28,10 +28,10 @@ FUNCTION = tuple(sorted(w for w in STOPWORDS if "'" not in w))
 UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches", "check", "search")
 # ... of which these only before a determiner: "form the plinth", but "a tax form"
 BEFORE_DETERMINER = ("from", "with")
-# ... of which a word of the language is taken for these verbs only before what may begin their object and
-# (a noun) after no word that may qualify it ("ring me the gizmo" asks for it; "the dax ring, ta", "a mauve
-# ring on the plinth" and "the dax ring that sat there" are rings)
-VERBS = ("bring", "fetch", "find", "want", "need")
+# ... of which a word of the language is taken for these verbs only before what may begin their object and,
+# a noun, not after a word of its clause that may qualify it ("brink me the gizmo" and "blick, brink it over"
+# ask for it; "the dax brink." and "a mauve brink on the plinth" are a kind of thing)
+FETCH_VERBS = ("bring", "fetch", "find", "want", "need")
 # a question word's contraction misspelt ("whre's"): any stem within one edit that is not itself a
 # contraction of English ("here's", "that's", "there's")
 WH = ("where", "what", "when", "which")
@@ -84,6 +84,7 @@ def fix_words(text: str) -> str:
         # a four-letter word is only taken for a longer one (a dropped letter) or for the same letters with
         # two neighbours swapped: changing one letter of a short word makes another word too often
         after = re.findall(r"[a-z]+", text[m.end():][:12])
+        clause_before = re.findall(r"[a-z']+", re.split(r"[,.;:!?]", text[:m.start()])[-1][-12:])
 
         def near(words: tuple[str, ...]) -> list[str]:
             return [x for x in words if len(x) >= 4 and one_edit(w, x)
@@ -91,9 +92,9 @@ def fix_words(text: str) -> str:
                     and (not after_determiner or x in NOMINAL)
                     and (x not in UNKNOWN_ONLY or not known(w))
                     and (x not in BEFORE_DETERMINER or (after and after[0] in DETERMINERS))
-                    and (x not in VERBS or not known(w) or w.startswith(x) or (
+                    and (x not in FETCH_VERBS or not known(w) or w.startswith(x) or (
                         after and after[0] in OBJECT_STARTS and not (
-                            before and before[-1] not in STOPWORDS and lexicon().noun(w))))
+                            clause_before and clause_before[-1] not in STOPWORDS and lexicon().noun(w))))
                     # a count is only a count before a unit of time, a unit only after a count ("right", "yours")
                     and (x not in COUNTS or (after and after[0].rstrip("s") in ("day", "hour", "week", "minute")))
                     and (x not in UNITS or (before and (before[-1] in COUNTS or before[-1].isdigit())))]

@@ -125,12 +125,13 @@ def test_a_word_after_a_determiner_is_a_noun_however_near_a_function_word():
 
 
 def test_a_word_of_the_language_is_a_verb_of_fetching_only_before_what_may_begin_its_object():
-    # "ring" is one letter from "bring", but after a qualifier and before no object it names the thing
-    assert rq.parse("Hand over the mauve dax ring, ta.", NOW).named == "mauve dax ring"
-    assert rq.fix_words("a dax ring on the plinth") == "a dax ring on the plinth"
-    assert rq.fix_words("the dax ring that sat there") == "the dax ring that sat there"
+    # "brink" is one letter from "bring", but after a qualifier and before no object it names a thing
+    assert rq.parse("Hand over the mauve dax brink, cheers.", NOW).named == "mauve dax brink"
+    assert rq.fix_words("a dax brink on the plinth") == "a dax brink on the plinth"
+    assert rq.fix_words("the dax brink it was beside") == "the dax brink it was beside"
     assert rq.fix_words("then brring it here") == "then bring it here"  # (no word: a slip wherever it stands)
-    assert rq.fix_words("will you ring me the gizmo") == "will you bring me the gizmo"
+    assert rq.fix_words("will you brink me the gizmo") == "will you bring me the gizmo"
+    assert rq.fix_words("blick, brink me the gizmo") == "blick, bring me the gizmo"  # (a new clause)
     assert rq.fix_words("the blick wants a gizmo") == "the blick want a gizmo"  # (a form of the verb, as before)
 
 

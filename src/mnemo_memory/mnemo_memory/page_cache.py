@@ -39,7 +39,7 @@ def read_into_cache(shard: Path) -> int:
                 continue
             try:
                 fd = os.open(path, os.O_RDONLY)
-            except FileNotFoundError:  # removed meanwhile: nothing to load from it
+            except OSError:  # removed meanwhile, or unreadable here: the engine's load reads it, or fails itself
                 continue
             try:
                 for start, end in data_extents(fd):
@@ -49,6 +49,8 @@ def read_into_cache(shard: Path) -> int:
                             break
                         start += n
                         total += n
+            except OSError:  # (an I/O error only leaves the load to read the file from disk)
+                pass
             finally:
                 os.close(fd)
     return total

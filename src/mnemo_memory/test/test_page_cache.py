@@ -133,3 +133,13 @@ def test_the_built_shards_are_in_the_page_cache_when_the_engine_loads_them(tmp_p
         assert memory.count() == 200 and all(memory.get(i) for i in ids)
     finally:
         memory.close()
+
+
+def test_a_read_that_fails_leaves_the_files_to_the_engine_and_raises_nothing(tmp_path, monkeypatch):
+    shard = built_shard(tmp_path / "m")
+
+    def failing(*args, **kwargs):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "preadv", failing)
+    assert read_into_cache(shard) == 0  # (prewarming only saves the load some disk reads)

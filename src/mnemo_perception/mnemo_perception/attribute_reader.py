@@ -201,7 +201,9 @@ class AttributeReader:
             result = ReadResult(ReadStatus.REJECTED, detail=str(exc))
         with self._lock:
             known = request.known
-            known.attributes, known.area, known.read_at = result.attributes, request.area, self.clock()
+            if result.status is ReadStatus.READ:  # (a malformed answer to a re-read keeps what was read before)
+                known.attributes = result.attributes
+            known.area, known.read_at = request.area, self.clock()
             known.position = np.asarray(request.position, dtype=float)
             known.pending = False
         return self._counted(result)

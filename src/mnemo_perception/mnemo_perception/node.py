@@ -405,7 +405,7 @@ class PerceptionNode(Node):
         self._worker.join(timeout=5.0)
         if self._attribute_worker is not None:
             self._attribute_requests.put(None)
-            self._attribute_worker.join(timeout=5.0)
+            self._attribute_worker.join(timeout=self.config.attribute_timeout + 1.0)  # (a read in flight ends)
 
 
 def make_attribute_reader(cfg: PerceptionNodeConfig) -> Optional[AttributeReader]:

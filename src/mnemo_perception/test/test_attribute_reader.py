@@ -176,6 +176,18 @@ def test_an_object_is_read_again_when_seen_much_closer_or_long_after(fake):
     assert aged.attributes == {"brand": "Quorvo"}  # the newest read replaces the older one
 
 
+def test_a_malformed_answer_to_a_re_read_keeps_what_was_read_before(fake):
+    clock = Clock()
+    fake.push('{"brand": "Zenthra"}', 'not json at all')
+    reader = make_reader(fake, clock, reread_after=600.0)
+    read_all(reader, [detection()])
+    clock.now += 601.0
+    _, (again,) = read_all(reader, [detection()])
+    assert again.status is ReadStatus.REJECTED
+    later, requests = reader.select(image(), [detection()])
+    assert requests == [] and later[0].attributes["brand"] == "Zenthra"
+
+
 def test_the_crop_dims_what_is_not_the_object():
     rgb = np.zeros((HEIGHT, WIDTH, 3), dtype=np.uint8)
     rgb[:, :] = (250, 10, 10)

@@ -38,16 +38,21 @@ class DropCounter:
 
 class StampedBuffer(Generic[T]):
     """Recent stamped values (poses, images); ``nearest(stamp, max_age)`` is the closest one in time,
-    or None when none lies within ``max_age`` seconds of the stamp."""
+    or None when none lies within ``max_age`` seconds of the stamp. A stamp more than ``jump_back``
+    seconds before the latest is a clock that went back (a looping recording, a simulator reset): what
+    was kept is dropped, or the newest values would be evicted first, as the oldest stamps, for good."""
 
-    def __init__(self, capacity: int = 200):
-        self.capacity = capacity
+    def __init__(self, capacity: int = 200, jump_back: float = 1.0):
+        self.capacity, self.jump_back = capacity, jump_back
         self._stamps: list[float] = []
         self._values: list[T] = []
         self._lock = threading.Lock()
 
     def add(self, stamp: float, value: T) -> None:
         with self._lock:
+            if self._stamps and stamp < self._stamps[-1] - self.jump_back:
+                self._stamps.clear()
+                self._values.clear()
             i = bisect.bisect_right(self._stamps, stamp)
             self._stamps.insert(i, stamp)
             self._values.insert(i, value)

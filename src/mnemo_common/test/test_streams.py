@@ -20,3 +20,15 @@ def test_drop_counter_rate_limits_per_reason():
     now[0] = 6.0
     assert drops.drop("a")
     assert drops.counts == {"a": 3, "b": 1}
+
+
+def test_a_clock_that_goes_back_starts_the_buffer_afresh_instead_of_evicting_every_new_value():
+    buf = StampedBuffer(capacity=3, jump_back=1.0)
+    for t in (100.0, 101.0, 102.0):
+        buf.add(t, f"old {t}")
+    buf.add(101.8, "late")  # (out of order by less than jump_back: kept in order)
+    assert buf.nearest(101.8, 0.01) == (101.8, "late")
+    for t in (1.0, 2.0, 3.0, 4.0):  # a recording that loops, a simulator that restarts
+        buf.add(t, f"new {t}")
+    assert buf.latest() == (4.0, "new 4.0") and buf.nearest(2.0, 0.01) == (2.0, "new 2.0")
+    assert buf.nearest(101.0, 5.0) is None

@@ -11,20 +11,13 @@ import numpy as np
 from sensor_msgs.msg import Image
 
 from mnemo_common.ros import (
-    depth_from_msg, detection_from_msg, detection_to_msg, image_from_msg, image_to_msg, pose2d_from_msg, pose2d_to_msg,
+    detection_from_msg, detection_to_msg, image_from_msg, image_to_msg, pose2d_from_msg, pose2d_to_msg,
     pose3d_from_msg, pose3d_to_msg, rgb_from_msg, time_from_msg, time_to_msg,
 )
 from mnemo_common.types import Pose2D, Pose3D
 from mnemo_perception.frame import FrameDetections, Segmentation
 
 COLOR_ENCODINGS = ("rgb8", "bgr8", "rgba8", "bgra8")
-
-# depth_from_msg (mnemo_common.ros) is named here too for the modules that import it from this one.
-__all__ = [
-    "COLOR_ENCODINGS", "camera_heading", "color_from_msg", "depth_from_msg", "frame_detections_from_msg",
-    "frame_detections_to_msg", "segmentation_from_msg", "segmentation_to_msg", "transform_stamped_from_msg",
-    "transform_stamped_to_msg",
-]
 
 
 def color_from_msg(msg: Image) -> np.ndarray:

@@ -37,20 +37,21 @@ from mnemo_common import names
 from mnemo_common.limits import check_message
 from mnemo_common.llm import ChatClient, LlmConfig
 from mnemo_common.ros import (
-    camera_info_from_msg, declare_config, detection_to_msg, fill_error, pose2d_to_msg, pose_stamped_from_msg,
-    robot_pose_from_msg, run_node, sensor_qos, time_from_msg,
+    camera_info_from_msg, declare_config, depth_from_msg, detection_to_msg, fill_error, pose2d_to_msg,
+    pose_stamped_from_msg, robot_pose_from_msg, run_node, sensor_qos, time_from_msg,
 )
+from mnemo_common.streams import DropCounter, StampedBuffer
 from mnemo_common.types import MnemoError, Pose3D, Status, check_perception_mode
 from mnemo_interfaces.msg import DetectionArray, InstanceSegmentation
 from mnemo_interfaces.srv import Detect, QueryObjects
 from mnemo_perception.attribute_reader import READABLE_KEYS, AttributeReader, AttributeReaderConfig, ReadStatus
 from mnemo_perception.backends import BackendConfig, make_detector, needs_segmentation
 from mnemo_perception.conversions import (
-    camera_heading, color_from_msg, depth_from_msg, frame_detections_to_msg, segmentation_from_msg,
+    camera_heading, color_from_msg, frame_detections_to_msg, segmentation_from_msg,
 )
 from mnemo_perception.deproject import DeprojectionConfig
 from mnemo_perception.frame import Frame, FrameDetections, Intrinsics
-from mnemo_perception.pipeline import DropCounter, FrameError, Perception, StampedBuffer, StampSync
+from mnemo_perception.pipeline import FrameError, Perception, StampSync
 from mnemo_perception.query import match_query
 
 NODE_NAME = names.PERCEPTION_NODE

@@ -9,13 +9,9 @@ from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import Any, Optional
 
-from mnemo_common.streams import DropCounter, StampedBuffer
 from mnemo_perception.backends import Detector
 from mnemo_perception.deproject import DeprojectionConfig, deproject_instances, valid_depth
 from mnemo_perception.frame import Frame, FrameDetections
-
-# DropCounter and StampedBuffer are named here too for the modules that import them from this one.
-__all__ = ["DropCounter", "FrameError", "Perception", "StampSync", "StampedBuffer", "validate_frame"]
 
 
 class FrameError(Exception):

@@ -95,10 +95,12 @@ def frames_from_messages(messages: Iterable[tuple[str, Any]], topics: RawTopics,
     time, or, given ``camera_pose_at(stamp, image frame_id)`` (raising TransformError), the pose it
     gives. Frames without camera info or a pose within ``max_pose_age`` s are skipped, counted in
     ``report``."""
-    from mnemo_common.ros import camera_info_from_msg, pose_stamped_from_msg, robot_pose_from_msg, time_from_msg
-    from mnemo_perception.conversions import color_from_msg, depth_from_msg, segmentation_from_msg
+    from mnemo_common.ros import (camera_info_from_msg, depth_from_msg, pose_stamped_from_msg, robot_pose_from_msg,
+                                  time_from_msg)
+    from mnemo_common.streams import StampedBuffer
+    from mnemo_perception.conversions import color_from_msg, segmentation_from_msg
     from mnemo_perception.frame import Frame, Intrinsics
-    from mnemo_perception.pipeline import StampedBuffer, StampSync
+    from mnemo_perception.pipeline import StampSync
 
     streams = ("color", "depth", "segmentation") if topics.segmentation else ("color", "depth")
     sync = StampSync(streams, capacity=50)

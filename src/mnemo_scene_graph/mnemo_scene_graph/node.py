@@ -303,7 +303,10 @@ class SceneGraphNode(Node):
 
     def _without_depth(self, reason: str, detail: str) -> None:
         if self.depth_fallbacks.drop(reason):
-            self.get_logger().warning(
+            # (a robot without a depth camera is told once, then at info level: nothing is wrong there)
+            log = self.get_logger().info if reason == "no_depth_frame" and self.depth_fallbacks.counts[reason] > 1 \
+                else self.get_logger().warning
+            log(
                 f"misses of a frame judged without depth (frustum and room; occlusion unknown): {reason}: {detail} "
                 f"[{self.depth_fallbacks.counts[reason]} frames so far]")
 

@@ -135,6 +135,13 @@ def test_a_word_of_the_language_is_a_verb_of_fetching_only_before_what_may_begin
     assert rq.fix_words("the blick wants a gizmo") == "the blick want a gizmo"  # (a form of the verb, as before)
 
 
+def test_a_function_word_ending_a_two_word_name_of_a_thing_is_part_of_that_name():
+    r = rq.parse("Hand over the mauve trash can you left by the plinth.", NOW)
+    assert r.named == "mauve trash can" and "can" in r.words
+    assert rq.parse("Where is the band saw?", NOW).words == ("band", "saw")
+    assert "can" not in rq.parse("The gizmo can be on the plinth; find it.", NOW).words  # (a verb there)
+
+
 def test_a_clause_of_time_before_the_question_does_not_make_it_a_when_question():
     r = rq.parse("When you saw the gizmo on the plinth, what was beside it?", NOW)
     assert r.kind == rq.WITH and r.intent == rq.RECALL

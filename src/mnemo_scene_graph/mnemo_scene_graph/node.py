@@ -220,7 +220,7 @@ class SceneGraphNode(Node):
         # Depth frames by stamp (undecoded), and the frames whose misses were judged without one, by reason.
         self.depth_frames: Optional[StampedBuffer] = None
         self.depth_fallbacks = DropCounter(self.config.warn_period)
-        self._camera_info = None
+        self.camera_info = None  # the latest CameraInfo received (None: none yet)
         self._depth_arrived = threading.Condition()
         self._depth_flowing = False  # a depth frame came since the last wait for one timed out
         if input_mode in ("detections", "both"):
@@ -278,7 +278,7 @@ class SceneGraphNode(Node):
                 self._depth_flowing = False
 
     def _on_camera_info(self, msg) -> None:
-        self._camera_info = msg
+        self.camera_info = msg
 
     def _depth_view(self, stamp: float, camera_pose: Pose3D) -> Optional[CameraView]:
         """The view of the depth frame of the detections' stamp, seen from their camera pose; None
@@ -294,10 +294,10 @@ class SceneGraphNode(Node):
             return self._without_depth("no_depth_at_stamp", f"the nearest depth frame kept (at most "
                                                             f"{self.config.depth_buffer_frames}) is "
                                                             f"{nearest[0] - stamp:+.3f} s from it")
-        if self._camera_info is None:
+        if self.camera_info is None:
             return self._without_depth("no_camera_info", f"nothing received on {self.config.camera_info_topic}")
         try:
-            return camera_view_from_msgs(camera_pose, found[1], self._camera_info)
+            return camera_view_from_msgs(camera_pose, found[1], self.camera_info)
         except ValueError as exc:
             return self._without_depth("unreadable_depth", str(exc))
 

@@ -440,7 +440,7 @@ def see_two_things_then_nothing(h, depth_frame=None):
     see_two_things(h)
     if depth_frame is not None:
         DepthCamera(h).publish(*depth_frame)
-        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node._camera_info, timeout=10.0)
+        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node.camera_info, timeout=10.0)
     h.det_pub.publish(detections(101.0, []))
     assert h.spin_until(lambda: h.node.graph.latest_stamp == 101.0, timeout=15.0)
 
@@ -483,7 +483,7 @@ def test_a_depth_frame_that_arrives_after_its_detections_still_judges_them(ros_c
     try:
         camera = DepthCamera(h)
         camera.publish(100.0, wall_behind_gizmo_door_before_widget())
-        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node._camera_info, timeout=10.0)
+        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node.camera_info, timeout=10.0)
         see_two_things(h)
         h.det_pub.publish(detections(101.0, []))
         h.spin_until(lambda: False, timeout=0.5)  # the detections wait for their depth frame

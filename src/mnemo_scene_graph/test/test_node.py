@@ -494,3 +494,66 @@ def test_a_depth_frame_that_arrives_after_its_detections_still_judges_them(ros_c
         assert not h.node.depth_fallbacks.counts
     finally:
         h.close()
+
+
+def test_a_robot_whose_depth_stopped_holds_no_frame_up(ros_context, tmp_path):
+    """Once a DetectionArray has waited depth_wait for its depth frame in vain, the depth stream
+    counts as stopped: the next frame is integrated at once (judged without depth), not held up again."""
+    depth_wait = 3.0
+    h = Harness(ros_context, tmp_path / "data")
+    h.start(input_mode="detections", sensor_reliable=True, depth_wait=depth_wait)
+    try:
+        DepthCamera(h).publish(100.0, wall_behind_gizmo_door_before_widget())  # then the depth stops
+        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node.camera_info, timeout=10.0)
+        see_two_things(h)
+        took = {}
+        for stamp in (101.0, 102.0):  # the gizmo seen again (an event, which moves the graph's latest stamp)
+            start = time.monotonic()
+            h.det_pub.publish(detections(stamp, [thing("gizmo", LEFT)]))
+            assert h.spin_until(lambda: h.node.graph.latest_stamp == stamp, timeout=15.0)
+            took[stamp] = time.monotonic() - start
+        assert took[101.0] >= depth_wait, took  # waited for its depth frame, in vain
+        assert took[102.0] < depth_wait / 2, took
+        assert h.node.depth_fallbacks.counts == {"no_depth_at_stamp": 2}
+    finally:
+        h.close()
+
+
+def test_without_camera_info_the_frustum_judges_and_the_node_counts_it(ros_context, tmp_path):
+    """A depth frame of the detections' stamp but no CameraInfo yet: the frustum judges (both things
+    ahead count as looked at, though the depth shows a door before the widget), counted by reason."""
+    h = Harness(ros_context, tmp_path / "data")
+    h.start(input_mode="detections", sensor_reliable=True)
+    try:
+        see_two_things(h)
+        DepthCamera(h).depth_pub.publish(image_to_msg(wall_behind_gizmo_door_before_widget(), "32FC1", 101.0,
+                                                      "camera"))
+        assert h.spin_until(lambda: h.node.depth_frames.latest(), timeout=10.0)
+        h.det_pub.publish(detections(101.0, []))
+        assert h.spin_until(lambda: h.node.graph.latest_stamp == 101.0, timeout=15.0)
+        assert h.spin_until(lambda: states(h) == {"gizmo_1": "stale", "widget_1": "stale"}, timeout=10.0), states(h)
+        assert h.node.depth_fallbacks.counts == {"no_depth_frame": 1, "no_camera_info": 1}
+    finally:
+        h.close()
+
+
+def test_an_unreadable_depth_frame_leaves_the_frustum_to_judge_and_the_node_counts_it(ros_context, tmp_path):
+    """A depth frame of the detections' stamp that does not decode (its data cut short): the frustum
+    judges, counted by reason, and the frame is integrated."""
+    h = Harness(ros_context, tmp_path / "data")
+    h.start(input_mode="detections", sensor_reliable=True)
+    try:
+        see_two_things(h)
+        camera = DepthCamera(h)
+        camera.info_pub.publish(camera_info_to_msg(PINHOLE, 101.0, "camera"))
+        cut_short = image_to_msg(wall_behind_gizmo_door_before_widget(), "32FC1", 101.0, "camera")
+        cut_short.data = cut_short.data[:100]
+        camera.depth_pub.publish(cut_short)
+        assert h.spin_until(lambda: h.node.depth_frames.latest() and h.node.camera_info, timeout=10.0)
+        h.det_pub.publish(detections(101.0, []))
+        assert h.spin_until(lambda: h.node.graph.latest_stamp == 101.0, timeout=15.0)
+        assert h.spin_until(lambda: states(h) == {"gizmo_1": "stale", "widget_1": "stale"}, timeout=10.0), states(h)
+        assert h.node.depth_fallbacks.counts == {"no_depth_frame": 1, "unreadable_depth": 1}
+        assert not h.node.dropped
+    finally:
+        h.close()

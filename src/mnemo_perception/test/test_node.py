@@ -328,13 +328,16 @@ def test_a_read_that_breaks_is_offered_again_and_reading_goes_on(vlm, scene_fram
     try:
         h.publish(scene_frame, 400.0)
         h.wait_frames(1)
-        h.wait(lambda: broken and not any(k.pending for k in reader._known), 10.0, "the broken read given up")
-        h.publish(scene_frame, 401.0)
-        h.wait_frames(2)
-        h.wait(lambda: reader.counts["read"] == 1, 10.0, "the object read on the next frame")
-        h.publish(scene_frame, 402.0)
-        assert _attributes(h.wait_frames(3))["book"]["title"] == "Quorvo"
-        assert broken == ["book"]
+        h.wait(lambda: broken, 10.0, "the read that breaks")
+        # once the broken read is given up, a later frame offers the book again, and it is read
+        deadline, frames, title = time.monotonic() + 15.0, 1, None
+        while title != "Quorvo":
+            assert time.monotonic() < deadline, "the book was never read after the read that broke"
+            frames += 1
+            h.publish(scene_frame, 400.0 + frames)
+            title = _attributes(h.wait_frames(frames))["book"].get("title")
+        assert broken == ["book"] and reader.counts["read"] >= 1
+        assert json.dumps("book") in vlm.requests[0]["body"]["messages"][1]["content"][0]["text"]
     finally:
         h.close()
 

@@ -10,13 +10,15 @@ import sys
 import textwrap
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
+import qdrant_edge as qe
 
 from mnemo_common.processes import ros_env
 from mnemo_memory.edge_store import EdgeStore, EdgeTuning
-from mnemo_memory.index_build import IndexBuild, shard_dirs
+from mnemo_memory.index_build import IndexBuild, generation_dir, shard_dirs
 from mnemo_memory.service import MemoryService
 from mnemo_memory.testing import WordEmbedder, make_record
 
@@ -223,6 +225,19 @@ def _build_processes(root) -> list[int]:
     return out
 
 
+def stamp_indexes(root, generation: int) -> list:
+    """The stamp index settings of each shard of a closed store's generation, as the engine loads them."""
+    found = []
+    for path in shard_dirs(root):
+        if path.parent == generation_dir(root, generation):
+            shard = qe.EdgeShard.load(str(path))
+            try:
+                found.append(shard.info().payload_schema["stamp"].params)
+            finally:
+                shard.close()
+    return found
+
+
 def test_the_shards_a_build_loads_keep_their_stamp_index_memory_mapped(tmp_path):
     """The principal (stamp) index on disk, in both shards and in the built generation: the build's
     load, which holds the GIL, maps it instead of building it in RAM point by point."""
@@ -231,9 +246,35 @@ def test_the_shards_a_build_loads_keep_their_stamp_index_memory_mapped(tmp_path)
     try:
         memory.add(records(0, 200, emb))
         assert memory.wait_indexed(60.0) and memory.index_builds >= 1, memory._indexer.last_error
-        for shard in memory.store._shards():
-            stamp = shard.info().payload_schema["stamp"].params
-            assert stamp.is_principal and stamp.on_disk
+        generation = memory.store.generation
         assert len(memory.search_time(since=60.0 * 10, until=60.0 * 19, k=50)) == 10
     finally:
         memory.close()
+    stamps = stamp_indexes(tmp_path / "m", generation)
+    assert generation >= 1 and len(stamps) == 2
+    assert all(stamp.is_principal and stamp.on_disk for stamp in stamps)
+
+
+def test_a_store_keeps_the_stamp_index_setting_it_was_created_with(tmp_path):
+    """A store created with its stamp index in RAM keeps it there when reopened with the default
+    tuning (on disk) and through the index build that follows, and answers time ranges."""
+    emb = WordEmbedder()
+    root = tmp_path / "m"
+    created = MemoryService(EdgeStore(root, "test-words", 64, tuning=replace(TINY, stamp_index_on_disk=False)),
+                            WordEmbedder(), auto_optimize=False)
+    try:
+        created.add(records(0, 20, emb))
+    finally:
+        created.close()
+    assert TINY.stamp_index_on_disk
+    memory = open_service(root)
+    try:
+        memory.add(records(20, 180, emb))
+        assert memory.wait_indexed(60.0) and memory.index_builds >= 1, memory._indexer.last_error
+        generation = memory.store.generation
+        assert len(memory.search_time(since=60.0 * 10, until=60.0 * 29, k=50)) == 20  # both sessions' records
+    finally:
+        memory.close()
+    stamps = stamp_indexes(root, generation)
+    assert generation >= 1 and len(stamps) == 2
+    assert all(stamp.is_principal and not stamp.on_disk for stamp in stamps)

@@ -90,13 +90,16 @@ DETERMINERS = {"the", "a", "an", "my", "our", "your", "his", "her", "their", "th
 
 
 def noun_use(words: list[str], i: int) -> bool:
-    """Whether the function word ``words[i]`` is a noun here: the end of a name of two words that the
-    lexicon knows as a thing, with the content word before it (a kind of can or saw named by what it is
-    for; "the gizmo can be ..." is no such name); or a measure of a thing ("the big dax of gizmos"), after a determiner or a qualifier
-    and before "of" and a content word (an auxiliary or a quantifier never stands there: "one of the ...",
-    "can you ..."), where the lexicon knows a thing by that name."""
-    if 0 < i and words[i - 1] not in STOPWORDS and lexicon().senses(f"{words[i - 1]} {words[i]}"):
-        return True
+    """Whether the function word ``words[i]`` is a noun here: one word of a name of two words that the
+    lexicon knows as a thing, with the content word before or after it (a kind of can or saw named by what
+    it is for, a tool for cans; "the gizmo can be ..." and "can you ..." are no such names); or a measure of
+    a thing ("the big dax of gizmos"), after a determiner or a qualifier and before "of" and a content word
+    (an auxiliary or a quantifier never stands there: "one of the ...", "can you ..."), where the lexicon
+    knows a thing by that name."""
+    for a, b in ((i - 1, i), (i, i + 1)):  # (the word before it and it, or it and the word after)
+        other = a if b == i else b
+        if 0 <= a and b < len(words) and words[other] not in STOPWORDS and lexicon().senses(f"{words[a]} {words[b]}"):
+            return True
     if not 0 < i < len(words) - 2 or words[i + 1] != "of" or words[i + 2] in STOPWORDS:
         return False
     before = words[i - 1]

@@ -139,6 +139,8 @@ def test_a_function_word_ending_a_two_word_name_of_a_thing_is_part_of_that_name(
     r = rq.parse("Hand over the mauve trash can you left by the plinth.", NOW)
     assert r.named == "mauve trash can" and "can" in r.words
     assert rq.parse("Where is the band saw?", NOW).words == ("band", "saw")
+    assert rq.parse("Where is the trash can liner?", NOW).words[:2] == ("trash", "can")
+    assert rq.parse("Can you find the time capsule?", NOW).words == ("time", "capsule")  # (the first word of a name)
     assert "can" not in rq.parse("The gizmo can be on the plinth; find it.", NOW).words  # (a verb there)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mnemo_memory.shard_copy import data_extents, frozen_segment
+from mnemo_memory.shard_copy import data_extents, frozen_segment_files
 
 ON_DEMAND_FILES = ("vector_storage*/matrix.dat", "payload_storage/page_*.dat")
 CHUNK = 1 << 20
@@ -25,8 +25,7 @@ CHUNK = 1 << 20
 
 def on_demand(shard: Path) -> set[Path]:
     """The files of the shard at ``shard`` that the engine reads only when a query needs them."""
-    return {f for segment in (shard / "segments").glob("*") if frozen_segment(segment)
-            for pattern in ON_DEMAND_FILES for f in segment.glob(pattern)}
+    return frozen_segment_files(shard, ON_DEMAND_FILES)
 
 
 def read_into_cache(shard: Path) -> int:

@@ -48,13 +48,15 @@ def frozen_segment(segment: Path) -> bool:
     return bool(vectors) and all(v.get("storage_type") == IMMUTABLE_STORAGE for v in vectors.values())
 
 
+def frozen_segment_files(shard: Path, patterns: tuple[str, ...]) -> set[Path]:
+    """The paths matching ``patterns`` in the segments of the shard at ``shard`` that the optimizer wrote."""
+    return {f for segment in (shard / "segments").glob("*") if segment.is_dir() and frozen_segment(segment)
+            for pattern in patterns for f in segment.glob(pattern)}
+
+
 def never_rewritten(shard: Path) -> set[Path]:
     """The files of the shard at ``shard`` that are never rewritten in place."""
-    files = set((shard / "wal").glob("closed-*"))
-    for segment in (shard / "segments").glob("*"):
-        if segment.is_dir() and frozen_segment(segment):
-            for pattern in FROZEN_SEGMENT_FILES:
-                files.update(segment.glob(pattern))
+    files = set((shard / "wal").glob("closed-*")) | frozen_segment_files(shard, FROZEN_SEGMENT_FILES)
     return {f for f in files if f.is_file() and not f.is_symlink()}
 
 

@@ -342,7 +342,7 @@ class SceneGraphNode(Node):
             view = self._depth_view(stamp, camera_pose)  # before the lock: decoding takes a while
             with self._lock:
                 result = self.graph.integrate_detections(detections, stamp, room=room, view=view,
-                                                         visible_fn=self._visible_fn(camera_pose))  # without view
+                                                         visible_fn=self._visible_fn(camera_pose))  # (judges if no view)
                 if self.honest:
                     self._seq += 1
                     frame = Observation(stamp=stamp, robot_pose=robot_pose, camera_pose=camera_pose, room=room,

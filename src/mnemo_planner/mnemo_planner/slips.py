@@ -74,7 +74,7 @@ OBJECT_STARTS = DETERMINERS + ("these", "those", "me", "us", "it", "them", "him"
 
 def fix_words(text: str) -> str:
     """Words of 4+ letters one edit away from a function word become that word; after a determiner only
-    a word that may stand there ("the ohter", but "the ring" is a noun, not a misspelt verb)."""
+    a word that may stand there ("the ohter", but "the brink" is a noun, not a misspelt verb)."""
     def fix(m: re.Match) -> str:
         w = m.group(0)
         if len(w) < 3 or w in LEXICON or w in STOPWORDS or (len(w) == 3 and known(w)) or text[m.end():].startswith("'"):

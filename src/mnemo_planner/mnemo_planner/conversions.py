@@ -6,7 +6,7 @@ from mnemo_common.ros import kv_from_msgs, kv_to_msgs
 from mnemo_common.types import PlannerStep
 from mnemo_interfaces.msg import PlannerStep as PlannerStepMsg
 
-from mnemo_planner.inprocess import node_dict
+from mnemo_planner.tool_results import node_dict
 
 
 def step_to_msg(step: PlannerStep) -> PlannerStepMsg:

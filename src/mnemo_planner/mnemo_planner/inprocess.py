@@ -16,10 +16,10 @@ import uuid
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Optional
 
-from mnemo_common.types import (
-    Detection, InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, PropertyValue, SkillResult, Status,
-)
+from mnemo_common.types import InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, PropertyValue, SkillResult
 
+from mnemo_planner.memory_filters import check_horizon, memory_filter, within_horizon
+from mnemo_planner.tool_results import describe_detections, describe_nodes, describe_records, node_dict
 from mnemo_planner.tools import Action, ToolOutcome, error_outcome
 
 
@@ -32,72 +32,6 @@ class Ablation:
     use_scene_graph: bool = True
     use_interaction_analysis: bool = True
     use_keyframes: bool = False
-
-
-def node_dict(node: Any) -> dict:
-    """A scene-graph node as the plain dict the policies read (same keys over ROS)."""
-    props = {k: getattr(v, "value", v) for k, v in (getattr(node, "properties", {}) or {}).items()}
-    return {"id": node.id, "label": node.label, "kind": node.kind, "position": tuple(node.position),
-            "room": node.room, "parent": node.parent, "relation": node.relation,
-            "first_seen": float(node.first_seen), "last_seen": float(node.last_seen),
-            "observation_count": int(node.observation_count), "properties": props,
-            "contents": list(node.contents), "state": node.state, "task_history": list(node.task_history),
-            "merged_ids": list(getattr(node, "merged_ids", [])),
-            "trail": [{"parent": loc.parent, "since": float(loc.since), "until": float(loc.until)}
-                      for loc in [*getattr(node, "location_trail", []), node.location()] if loc.parent]
-            if hasattr(node, "location") else []}
-
-
-def describe_records(records: list[MemoryRecord], limit: int = 5) -> str:
-    if not records:
-        return "no records"
-    parts = []
-    for r in records[:limit]:
-        day, rest = divmod(int(r.stamp), 86400)
-        parts.append(f"[{r.id} day {day} {rest // 3600:02d}:{rest % 3600 // 60:02d} {r.room}] {r.caption[:160]}")
-    more = f" (+{len(records) - limit} more)" if len(records) > limit else ""
-    return f"{len(records)} records: " + " | ".join(parts) + more
-
-
-def describe_nodes(nodes: list[dict], limit: int = 12) -> str:
-    if not nodes:
-        return "no nodes"
-    parts = []
-    for n in nodes[:limit]:
-        where = f" {n['relation'] or 'at'} {n['parent']}" if n.get("parent") else ""
-        props = ",".join(f"{k}={v}" for k, v in n.get("properties", {}).items() if k != "instance_id")
-        parts.append(f"{n['id']} ({n['label']}{'; ' + props if props else ''}){where} [{n.get('state', '')}]")
-    more = f" (+{len(nodes) - limit} more)" if len(nodes) > limit else ""
-    return f"{len(nodes)} nodes: " + "; ".join(parts) + more
-
-
-def describe_detections(detections: list[Detection]) -> str:
-    if not detections:
-        return "nothing seen"
-    return "saw " + ", ".join(
-        f"{d.label}" + (f" ({','.join(f'{v}' for v in d.attributes.values())})" if d.attributes else "")
-        + (f" [{d.instance_id or d.node_id}]" if (d.instance_id or d.node_id) else "") for d in detections)
-
-
-def memory_filter(args: dict) -> MemoryFilter:
-    f = MemoryFilter(since=args.get("since"), until=args.get("until"), room=args.get("room", ""),
-                     labels=list(args.get("labels", [])))
-    if "x" in args and "y" in args and args.get("radius", 0.0) > 0:
-        f.near, f.radius = (float(args["x"]), float(args["y"])), float(args["radius"])
-    return f
-
-
-def within_horizon(f: MemoryFilter, horizon: Optional[float]) -> MemoryFilter:
-    """The filter, further bounded to records stamped no later than ``horizon`` (when set)."""
-    if horizon is not None:
-        f.until = horizon if f.until is None else min(f.until, horizon)
-    return f
-
-
-def check_horizon(record: MemoryRecord, horizon: Optional[float]) -> MemoryRecord:
-    if horizon is not None and record.stamp > horizon:
-        raise MnemoError(Status.NOT_FOUND, f"no memory record with id {record.id!r} before the task began")
-    return record
 
 
 class InProcessToolbox:

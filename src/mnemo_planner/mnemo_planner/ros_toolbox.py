@@ -24,9 +24,8 @@ from mnemo_interfaces import srv
 from rclpy.callback_groups import ReentrantCallbackGroup
 
 from mnemo_planner.conversions import node_dict_from_msg
-from mnemo_planner.inprocess import (
-    check_horizon, describe_detections, describe_nodes, describe_records, memory_filter, within_horizon,
-)
+from mnemo_planner.memory_filters import check_horizon, memory_filter, within_horizon
+from mnemo_planner.tool_results import describe_detections, describe_nodes, describe_records
 from mnemo_planner.tools import Action, ToolOutcome, error_outcome
 
 SERVICES = {

@@ -12,7 +12,7 @@ from mnemo_planner.calendar import Calendar
 from mnemo_planner.grounding import ground
 from mnemo_planner.matching import Similarity
 from mnemo_planner.hypotheses import rank_entities
-from mnemo_planner.inprocess import node_dict
+from mnemo_planner.tool_results import node_dict
 from mnemo_scene_graph.graph import GraphNode
 
 DAY = 86400.0

@@ -14,8 +14,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src/mnemo_skills/test"))
 
+from mnemo_bench.toolbox import InProcessToolbox  # noqa: E402
 from mnemo_common.skill_codes import SkillCode  # noqa: E402
-from mnemo_planner.inprocess import InProcessToolbox  # noqa: E402
 from mnemo_planner.loop import PolicyInput, WorkingEntry  # noqa: E402
 from mnemo_planner.tools import Action, ToolOutcome  # noqa: E402
 from mnemo_sim.scenario import parse_scenario  # noqa: E402

@@ -1,7 +1,7 @@
 """The methods the benchmark compares: policies over the planner's one action space.
 
-Every method runs through the planner's loop and in-process toolbox; what differs is the policy
-and which parts of memory the toolbox lets it use (``mnemo_planner.inprocess.Ablation``):
+Every method runs through the planner's loop and the in-process toolbox; what differs is the policy
+and which parts of memory the toolbox lets it use (``ablation.Ablation``):
 
 - ``random`` (STAR's lower bound): explores fixtures at random, opens containers, looks, and picks
   a random object of a class the instruction names (any object when none does).
@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from mnemo_planner import request as rq
-from mnemo_planner.inprocess import Ablation
 from mnemo_planner.loop import PolicyInput
 from mnemo_planner.policy import GeneralPolicy
 from mnemo_planner.tools import Action
+
+from mnemo_bench.ablation import Ablation
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Running the suite: for each scenario and method, patrol builds memory, then every task runs
 under its budget in time order (sequences back to back), and the simulator's scorer judges it.
 
-Each (scenario, method) pair gets its own simulator, scene graph and memory (``BenchStack``, the
-planner's ``InProcessStack`` plus the benchmark's bookkeeping), because what a method does in one
+Each (scenario, method) pair gets its own simulator, scene graph and memory (``BenchStack``:
+``stack.InProcessStack`` plus the benchmark's bookkeeping), because what a method does in one
 task is what it remembers in the next. Only the simulator's ``TaskRunner.score`` and the locked-
 container check read the truth; the policy sees what the toolbox returns. Patrol observations
 are cheap to regenerate (the simulator is deterministic for a seed); in realistic mode the
@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from mnemo_planner.stack import InProcessStack, integration
 from mnemo_sim.tasks import ordered_tasks  # the one task order, shared with `mnemo run`
 
 from mnemo_bench.methods import Method
 from mnemo_bench.realistic import PERCEPTION_MODES
+from mnemo_bench.stack import InProcessStack, integration
 
 
 _MEMORY_LISTING = re.compile(r"^(search_memory\w*\(.*?\) -> ok: \d+ records):.*$")
@@ -94,7 +94,7 @@ def make_memory() -> Any:
 
 
 class BenchStack(InProcessStack):
-    """The planner's in-process stack, with the benchmark's bookkeeping: open attempts on
+    """The in-process stack, with the benchmark's bookkeeping: open attempts on
     containers already found locked in the same sequence (the scorer's side: the truth says the
     container is locked and the attempt held the handle, so it was not a missed grasp), and, in realistic mode, observations made by perception from
     rendered frames instead of the simulator's oracle."""

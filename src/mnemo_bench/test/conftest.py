@@ -15,3 +15,10 @@ def tiny(tiny_path):
     from mnemo_sim.scenario import load_scenario
 
     return load_scenario(tiny_path)
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from mnemo_common.embedding import get_embedder
+
+    return get_embedder()

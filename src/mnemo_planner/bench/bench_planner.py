@@ -12,9 +12,9 @@ import sys
 import time
 from collections import defaultdict
 
+from mnemo_bench.ablation import Ablation
+from mnemo_bench.stack import InProcessStack
 from mnemo_common.embedding import get_embedder
-from mnemo_planner.inprocess import Ablation
-from mnemo_planner.stack import InProcessStack
 from mnemo_planner.policy import GeneralPolicy
 from mnemo_sim import list_scenarios
 

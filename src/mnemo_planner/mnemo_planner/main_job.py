@@ -19,7 +19,7 @@ StartTask before it answers). What remains: the scene-graph node holds one graph
 robot observed, so a task that starts at the same clock as an earlier one (an independent trial),
 or before a sequence task run ahead of it, can see in the graph what that task saw after its own
 start, and the planner's dialogue context can carry it over. The in-process stack (``mnemo
-bench``) bounds the scene graph and the dialogue too (``stack.InProcessStack``).
+bench``) bounds the scene graph and the dialogue too (``mnemo_bench.stack.InProcessStack``).
 """
 from __future__ import annotations
 

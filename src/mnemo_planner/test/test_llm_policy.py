@@ -179,25 +179,3 @@ def test_the_node_gives_the_llm_policy_the_offline_policy_and_the_conversation_a
     offline = make_policy(PlannerConfig(policy="offline"), context)
     assert isinstance(offline, GeneralPolicy) and offline.context is context
 
-
-@pytest.mark.slow
-def test_the_offline_policy_finishes_a_task_the_model_began(fake, embedder):
-    """In process, on the example home: the model surveys and asks memory, then its endpoint fails;
-    the offline policy (the node's fallback) carries on from that working memory and fetches the
-    object, as the simulator's scorer judges."""
-    from mnemo_planner.stack import InProcessStack
-    from mnemo_planner.policy import GeneralPolicy
-
-    pytest.importorskip("mnemo_sim.tasks")
-    from mnemo_sim import list_scenarios
-
-    example = [p for p in list_scenarios() if p.stem == "example_apartment"]
-    if not example:
-        pytest.skip("example scenario not shipped")
-    stack = InProcessStack(example[0], seed=0)
-    fake.push(call("query_scene_graph", {}), call("search_memory", {"text": "book"}), 503)
-    run = stack.run_task("class_book", policy(fake, fallback=GeneralPolicy(embedder=embedder)))
-    tools = [s.tool for s in run.trace]
-    assert tools[:3] == ["query_scene_graph", "search_memory", MODEL_ERROR], tools
-    assert run.trace[2].arguments["fallback"] == "GeneralPolicy continues the task"
-    assert run.success and tools[-1] == "pick" and len(fake.requests) == 3, run.trace

@@ -1,19 +1,20 @@
-"""The planner's tools over the cores in one process (no ROS): the benchmark and the tests use it.
+"""The planner's tools over the cores in one process (no ROS): the benchmark's toolbox, the
+in-process counterpart of ``mnemo_planner.ros_toolbox.RosToolbox`` (``mnemo_planner.tools.Toolbox``).
 
 `InProcessToolbox` executes actions against a robot exposing the skill calls
 (navigate/detect/open/close/peek/pick/place -> SkillResult), a memory service
 (search_text/search_time/search_position/get), a SceneGraph core, the interaction analyzer
 (learning from doing: what a skill's signals reveal, e.g. a locked door, is written into the
-scene graph) and a keyframe retriever. Each part can be switched off for ablations; a switched-off
-tool answers an error outcome (and still costs the step the policy spent on it). ``horizon``, when
+scene graph) and a keyframe retriever. Each part can be switched off (``ablation.Ablation``); a
+switched-off tool answers an error outcome (and still costs the step the policy spent on it). ``horizon``, when
 set, is the running task's start clock: memory answers hold only records stamped no later.
 
-The whole stack in one process (``InProcessStack``) is in ``mnemo_planner.stack``.
+The whole stack in one process (``InProcessStack``) is in ``mnemo_bench.stack``.
 """
 from __future__ import annotations
 
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any, Callable, Optional
 
 from mnemo_common.types import InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, PropertyValue, SkillResult
@@ -22,16 +23,7 @@ from mnemo_planner.memory_filters import check_horizon, memory_filter, within_ho
 from mnemo_planner.tool_results import describe_detections, describe_nodes, describe_records, node_dict
 from mnemo_planner.tools import Action, ToolOutcome, error_outcome
 
-
-@dataclass(frozen=True)
-class Ablation:
-    """Which parts of memory the planner may use (MessyMem's table: SG, SG+IA, SG+KF, SG+IA+KF;
-    STAR's TR+S is use_scene_graph=False)."""
-
-    use_memory: bool = True
-    use_scene_graph: bool = True
-    use_interaction_analysis: bool = True
-    use_keyframes: bool = False
+from mnemo_bench.ablation import Ablation
 
 
 class InProcessToolbox:

@@ -3,16 +3,18 @@
 `InProcessStack` runs a whole scenario in one process under the benchmark's protocol: a task
 sees only evidence stamped no later than its start (memory through ``horizon``, the scene graph
 through ``horizon.GraphHistory``) and what it observes itself. The tools it gives the policy are
-``mnemo_planner.inprocess.InProcessToolbox``'s.
+``toolbox.InProcessToolbox``'s.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from mnemo_planner.horizon import GraphHistory
-from mnemo_planner.inprocess import Ablation, InProcessToolbox
 from mnemo_planner.tools import Action, ToolOutcome
+
+from mnemo_bench.ablation import Ablation
+from mnemo_bench.horizon import GraphHistory
+from mnemo_bench.toolbox import InProcessToolbox
 
 
 @dataclass

@@ -11,9 +11,10 @@ import copy
 
 import pytest
 
-from mnemo_planner.horizon import GraphHistory
-from mnemo_planner.stack import InProcessStack
 from mnemo_planner.tools import Action
+
+from mnemo_bench.horizon import GraphHistory
+from mnemo_bench.stack import InProcessStack
 
 pytest.importorskip("mnemo_sim.tasks")
 from mnemo_sim.scenario import clock, parse_scenario  # noqa: E402

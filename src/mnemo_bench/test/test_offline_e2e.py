@@ -8,10 +8,11 @@ from collections import defaultdict
 
 import pytest
 
-from mnemo_planner.inprocess import Ablation
-from mnemo_planner.stack import InProcessStack, run_scenario
 from mnemo_planner.dialogue import DialogueContext
 from mnemo_planner.policy import GeneralPolicy
+
+from mnemo_bench.ablation import Ablation
+from mnemo_bench.stack import InProcessStack, run_scenario
 
 pytest.importorskip("mnemo_sim.tasks")
 from mnemo_sim import list_scenarios  # noqa: E402
@@ -155,3 +156,29 @@ def test_without_scene_graph_memory_alone_still_answers(embedder):
     runs = run_scenario(EXAMPLE[0], ablation=Ablation(use_scene_graph=False), seed=0,
                         task_ids=["class_book", "recall_keys_like"])
     assert all(r.trace[0].tool != "query_scene_graph" for r in runs)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not EXAMPLE, reason="example scenario not shipped")
+def test_the_offline_policy_finishes_a_task_the_model_began(embedder):
+    """On the example home: the LLM policy surveys and asks memory, then its endpoint fails; the
+    offline policy (the planner node's fallback) carries on from that working memory and fetches
+    the object, as the simulator's scorer judges."""
+    from mnemo_common.fake_openai import FakeOpenAI
+    from mnemo_common.llm import LlmConfig
+    from mnemo_planner.llm_policy import MODEL_ERROR, LlmPolicy
+
+    def call(name, arguments):
+        return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+    stack = InProcessStack(EXAMPLE[0], seed=0)
+    with FakeOpenAI() as fake:
+        fake.push(call("query_scene_graph", {}), call("search_memory", {"text": "book"}), 503)
+        policy = LlmPolicy(LlmConfig(base_url=fake.base_url, model="fake-model", timeout=5.0),
+                           fallback=GeneralPolicy(embedder=embedder))
+        run = stack.run_task("class_book", policy)
+        requests = len(fake.requests)
+    tools = [s.tool for s in run.trace]
+    assert tools[:3] == ["query_scene_graph", "search_memory", MODEL_ERROR], tools
+    assert run.trace[2].arguments["fallback"] == "GeneralPolicy continues the task"
+    assert run.success and tools[-1] == "pick" and requests == 3, run.trace

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from mnemo_interaction.signals import SignalAnalyzer
+from mnemo_interaction.updates import NodeUpdate
 from mnemo_planner.tools import Action, ToolOutcome
 
 from mnemo_bench.ablation import Ablation
@@ -70,10 +72,10 @@ class _ObservingToolbox(InProcessToolbox):
         super().__init__(*args, **kwargs)
         self._observe, self._sink, self._record = observe, sink, record
 
-    def _update_graph(self, target: str, **change: Any) -> None:
+    def _write(self, update: NodeUpdate, stamp: float) -> None:
         if self._record is None:
-            return super()._update_graph(target, **change)
-        self._record(change["stamp"], lambda graph: graph.update(target, **change) if target in graph else None)
+            return super()._write(update, stamp)
+        self._record(stamp, lambda graph: update.apply(graph, stamp) if update.node_id in graph else None)
 
     def execute(self, action: Action) -> ToolOutcome:
         import time
@@ -111,14 +113,7 @@ class InProcessStack:
         self.runner = TaskRunner(self.scenario, seed)
         self.history = GraphHistory(SceneGraph())
         self.memory = _default_memory() if memory == "default" else memory
-        if analyzer == "default":
-            try:
-                from mnemo_interaction.signals import SignalAnalyzer
-
-                analyzer = SignalAnalyzer()
-            except (ImportError, TypeError):
-                analyzer = None
-        self.analyzer = analyzer
+        self.analyzer = SignalAnalyzer() if analyzer == "default" else analyzer
         self.keyframes = keyframes
         self.observations = 0
         from mnemo_planner.dialogue import DialogueContext

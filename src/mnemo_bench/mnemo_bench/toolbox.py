@@ -3,11 +3,12 @@ in-process counterpart of ``mnemo_planner.ros_toolbox.RosToolbox`` (``mnemo_plan
 
 `InProcessToolbox` executes actions against a robot exposing the skill calls
 (navigate/detect/open/close/peek/pick/place -> SkillResult), a memory service
-(search_text/search_time/search_position/get), a SceneGraph core, the interaction analyzer
-(learning from doing: what a skill's signals reveal, e.g. a locked door, is written into the
-scene graph) and a keyframe retriever. Each part can be switched off (``ablation.Ablation``); a
-switched-off tool answers an error outcome (and still costs the step the policy spent on it). ``horizon``, when
-set, is the running task's start clock: memory answers hold only records stamped no later.
+(search_text/search_time/search_position/get), a SceneGraph core, the interaction analyzer's
+signal analysis (learning from doing: what a skill's signals reveal, e.g. a locked door, is written
+into the scene graph as the analyzer node writes it) and a keyframe retriever. Each part can be
+switched off (``ablation.Ablation``); a switched-off tool answers an error outcome (and still costs
+the step the policy spent on it). ``horizon``, when set, is the running task's start clock: memory
+answers hold only records stamped no later.
 
 The whole stack in one process (``InProcessStack``) is in ``mnemo_bench.stack``.
 """
@@ -17,8 +18,10 @@ import uuid
 from dataclasses import asdict
 from typing import Any, Callable, Optional
 
-from mnemo_common.types import InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, PropertyValue, SkillResult
-
+from mnemo_common.types import InteractionEvent, MemoryFilter, MemoryRecord, MnemoError, Pose2D, SkillResult
+from mnemo_interaction.signals import MANIPULATIONS, SignalAnalyzer
+from mnemo_interaction.updates import MIN_CONFIDENCE, NodeUpdate, node_update
+from mnemo_interaction.vlm import AnalysisContext, analyze_event
 from mnemo_planner.memory_filters import check_horizon, memory_filter, within_horizon
 from mnemo_planner.tool_results import describe_detections, describe_nodes, describe_records, node_dict
 from mnemo_planner.tools import Action, ToolOutcome, error_outcome
@@ -27,7 +30,7 @@ from mnemo_bench.ablation import Ablation
 
 
 class InProcessToolbox:
-    def __init__(self, robot: Any, memory: Any = None, graph: Any = None, analyzer: Any = None,
+    def __init__(self, robot: Any, memory: Any = None, graph: Any = None, analyzer: Optional[SignalAnalyzer] = None,
                  keyframes: Any = None, ablation: Ablation = Ablation(),
                  clock: Optional[Callable[[], float]] = None):
         self.robot, self.memory, self.graph = robot, memory, graph
@@ -128,40 +131,41 @@ class InProcessToolbox:
             text += " (learned " + ", ".join(f"{k}={v}" for k, v in learned.items()) + ")"
         return ToolOutcome(bool(result.success), f"{result.skill} {result.target}: {text}", data)
 
-    def _update_graph(self, target: str, **change: Any) -> None:
-        self.graph.update(target, **change)
+    def _write(self, update: NodeUpdate, stamp: float) -> None:
+        """One update of a scene-graph node, stamped with the world clock."""
+        update.apply(self.graph, stamp)
 
     def _learn(self, result: SkillResult) -> dict[str, str]:
-        """Learning from doing: the analyzer reads the skill's signals; its findings go to the scene
-        graph. Without the analyzer the graph still records what was done (task history)."""
-        if result.skill not in ("open", "close", "pick", "place", "peek"):
+        """Learning from doing, as the interaction analyzer node does it (``mnemo_interaction.node``):
+        the analyzer reads the skill's signals (``analyze_event``), and the node's own rule
+        (``node_update``, at its default ``min_confidence``) makes the target's update; what the
+        update holds is what was learned. Without the analyzer the graph still records what was done
+        (task history)."""
+        if result.skill not in MANIPULATIONS:
             return {}
         now = float(self.clock())
+        graph_on = self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph
         if self.analyzer is None or not self.ablation.use_interaction_analysis:
-            if self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph:
+            if graph_on:
                 contents = [d.label for d in result.detections] if result.skill == "peek" else []
-                self._update_graph(result.target, contents_add=contents, source="interaction", stamp=now,
-                                   outcome=f"{result.skill}:{'ok' if result.success else 'failed'}")
+                self._write(NodeUpdate(result.target, contents_add=contents,
+                                       outcome=f"{result.skill}:{'ok' if result.success else 'failed'}"), now)
             return {}
         event = InteractionEvent(id=result.interaction_id or uuid.uuid4().hex[:12], action=result.skill,
                                  target=result.target, start=now - max(result.signals.duration, 0.0), end=now,
                                  success=result.success, code=result.code, message=result.message,
                                  signals=result.signals, seen_contents=[d.label for d in result.detections],
                                  picked_id=result.picked_id, robot_pose=result.robot_pose)
-        graph_on = self.graph is not None and self.ablation.use_scene_graph and result.target in self.graph
-        prior = list(self.graph.get(result.target).contents) if graph_on else None
-        analysis = self.analyzer.analyze(event, prior)
-        updates = {**dict(getattr(analysis, "new_properties", {}) or {}),
-                   **dict(getattr(analysis, "property_updates", {}) or {})}
-        learned = {k: str(getattr(v, "value", v)) for k, v in updates.items()}
-        if getattr(analysis, "failure_reason", "") == "locked":
-            learned["locked"] = "true"
+        belief = {"contents": list(self.graph.get(result.target).contents)} if graph_on else {}
+        analysis = analyze_event(event, AnalysisContext(belief), self.analyzer, vlm=None)
+        update = node_update(analysis, MIN_CONFIDENCE)
+        if update is None:
+            return {}
         if graph_on:
-            props = {k: (v if isinstance(v, PropertyValue) else PropertyValue(str(v), 1.0, "interaction", now))
-                     for k, v in updates.items()}
-            self._update_graph(result.target, properties=props, contents_add=getattr(analysis, "contents_add", []),
-                               contents_remove=getattr(analysis, "contents_remove", []),
-                               outcome=getattr(analysis, "outcome", ""), source="interaction", stamp=now)
+            self._write(update, now)
+        learned = {name: str(value.value) for name, value in update.properties.items()}
+        if analysis.failure_reason == "locked":
+            learned["locked"] = "true"
         return learned
 
     def _navigate(self, target: str = "", x: Optional[float] = None, y: Optional[float] = None,

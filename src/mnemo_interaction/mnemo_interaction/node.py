@@ -24,7 +24,7 @@ from mnemo_interfaces.msg import InteractionEvent, Property
 from mnemo_interfaces.srv import GetSceneGraph, TagKeyframes, UpdateNode
 
 from mnemo_interaction.signals import Analysis, SignalAnalyzer, SignalThresholds
-from mnemo_interaction.updates import keyframe_tags, node_update
+from mnemo_interaction.updates import MIN_CONFIDENCE, keyframe_tags, node_update
 from mnemo_interaction.vlm import AnalysisContext, VlmAnalyzer, analyze_event
 
 NODE_NAME = names.ANALYZER_NODE
@@ -35,7 +35,7 @@ class AnalyzerConfig:
     llm_base_url: str = ""
     llm_model: str = ""
     llm_timeout: float = 60.0
-    min_confidence: float = 0.5
+    min_confidence: float = MIN_CONFIDENCE
     data_dir: str = "data"
     service_timeout: float = 5.0
     moved_threshold: float = 0.05

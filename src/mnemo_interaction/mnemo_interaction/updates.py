@@ -10,6 +10,8 @@ from mnemo_keyframes.policy import interaction_keyframe_ids
 
 from mnemo_interaction.signals import MANIPULATIONS, Analysis
 
+MIN_CONFIDENCE = 0.5  # the analyzer node's default: values less confident are not written
+
 
 @dataclass
 class NodeUpdate:
@@ -22,10 +24,12 @@ class NodeUpdate:
     outcome: str = ""
     source: str = "interaction"
 
-    def apply(self, graph) -> object:
-        """Write it into an in-process scene graph (anything with SceneGraph.update's signature)."""
+    def apply(self, graph, stamp: Optional[float] = None) -> object:
+        """Write it into an in-process scene graph (anything with SceneGraph.update's signature),
+        stamped ``stamp`` (None: the graph's latest stamp, as the UpdateNode service does)."""
         return graph.update(self.node_id, properties=self.properties, contents_add=self.contents_add,
-                            contents_remove=self.contents_remove, outcome=self.outcome, source=self.source)
+                            contents_remove=self.contents_remove, outcome=self.outcome, source=self.source,
+                            stamp=stamp)
 
 
 @dataclass
@@ -38,7 +42,7 @@ class KeyframeTags:
     key_frame_id: str = ""
 
 
-def node_update(analysis: Analysis, min_confidence: float = 0.5) -> Optional[NodeUpdate]:
+def node_update(analysis: Analysis, min_confidence: float = MIN_CONFIDENCE) -> Optional[NodeUpdate]:
     """The update for the action's target; None for actions that teach nothing about a node.
     Values less confident than ``min_confidence`` are not written; the outcome always is."""
     if analysis.action not in MANIPULATIONS or not analysis.target:

@@ -252,7 +252,8 @@ def run_qa(scenario: Any, seed: Optional[int] = 0, perceiver: Any = None, memory
     graph, asking the questions at the end of each patrol; no tasks run, so memory holds only what
     the patrols saw."""
     from mnemo_bench.methods import METHODS
-    from mnemo_bench.runner import BenchStack, make_memory
+    from mnemo_bench.memory import make_memory
+    from mnemo_bench.runner import BenchStack
 
     from mnemo_sim.tasks import TaskRunner
 

@@ -19,9 +19,10 @@ from typing import Any, Callable, Optional, Sequence
 
 from mnemo_sim.tasks import ordered_tasks  # the one task order, shared with `mnemo run`
 
+from mnemo_bench.memory import make_memory, make_memory_available
 from mnemo_bench.methods import Method
 from mnemo_bench.realistic import PERCEPTION_MODES
-from mnemo_bench.stack import InProcessStack, integration
+from mnemo_bench.stack import InProcessStack, integration, memory_record
 
 
 _MEMORY_LISTING = re.compile(r"^(search_memory\w*\(.*?\) -> ok: \d+ records):.*$")
@@ -74,25 +75,6 @@ def task_seed(seed: int, scenario: str, task_id: str, method: str) -> int:
     return zlib.crc32(f"{seed}/{scenario}/{task_id}/{method}".encode()) & 0x7FFFFFFF
 
 
-def make_memory() -> Any:
-    """A fresh in-process long-term memory: mnemo_memory over Qdrant's embedded engine (the
-    deployment default) in a temporary directory removed at exit, or None when mnemo_memory is not
-    importable. (qdrant-client's local mode evaluates filters in Python: every task's memory query is
-    filtered by the task's start clock, and it made the memory the benchmark's largest cost.)"""
-    try:
-        from mnemo_common.embedding import get_embedder
-        from mnemo_memory.service import MemoryService
-    except ImportError:
-        return None
-    import atexit
-    import shutil
-    import tempfile
-
-    folder = tempfile.mkdtemp(prefix="mnemo_bench_memory_")
-    atexit.register(shutil.rmtree, folder, True)
-    return MemoryService.open(get_embedder(), data_dir=folder)
-
-
 class BenchStack(InProcessStack):
     """The in-process stack, with the benchmark's bookkeeping: open attempts on
     containers already found locked in the same sequence (the scorer's side: the truth says the
@@ -113,7 +95,7 @@ class BenchStack(InProcessStack):
             from mnemo_bench.realistic import declare_map_fixtures
 
             declare_map_fixtures(self.graph, self.scenario)
-            self.toolbox._observe = lambda: perceiver.views(self.runner.world, self.runner.robot)
+            self.toolbox.observe = lambda: perceiver.views(self.runner.world, self.runner.robot)
             if perceiver.honest:  # the robot's skills perceive and resolve targets as the robot does
                 from mnemo_bench.realistic import StackPerception
 
@@ -176,13 +158,11 @@ class BenchStack(InProcessStack):
             n = super().patrol(until)
             self.graph_cache[key] = self.graph.copy()
             return n
-        from mnemo_memory.ingest import record_from_observation
-
         n, batch = 0, []
         for obs in self.runner.run_patrols(until):
             self.history.record(obs.stamp, integration(obs), now=False)
             if self.memory is not None:
-                batch.append(record_from_observation(obs, obs.caption))
+                batch.append(memory_record(obs))
             n += 1
         if batch:
             self.memory.add(batch)
@@ -380,14 +360,6 @@ def warm_embeddings(scenario: Any, seed: Optional[int], perceiver: Any = None, b
     for i in range(0, len(texts), batch):
         embedder.embed(texts[i:i + batch])
     return len(texts)
-
-
-def make_memory_available() -> bool:
-    try:
-        import mnemo_memory.service  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def default_scenarios() -> list[Path]:

@@ -16,6 +16,7 @@ from mnemo_planner.tools import Action, ToolOutcome
 
 from mnemo_bench.ablation import Ablation
 from mnemo_bench.horizon import GraphHistory
+from mnemo_bench.memory import make_memory
 from mnemo_bench.toolbox import InProcessToolbox
 
 
@@ -39,19 +40,8 @@ class TaskRun:
     trace: list = None  # list[PlannerStep]
 
 
-def _default_memory():
-    """The memory core in a temporary directory, when mnemo_memory is importable (else None)."""
-    try:
-        import tempfile
-
-        from mnemo_common.embedding import get_embedder
-        from mnemo_memory.service import MemoryService
-    except ImportError:
-        return None
-    return MemoryService.open(get_embedder(), data_dir=tempfile.mkdtemp(prefix="mnemo_planner_memory_"))
-
-
-def _record(obs: Any) -> Any:
+def memory_record(obs: Any) -> Any:
+    """An oracle observation as a memory record."""
     from mnemo_memory.ingest import record_from_observation
 
     return record_from_observation(obs, obs.caption)
@@ -63,14 +53,16 @@ def integration(obs: Any) -> Callable[[Any], Any]:
 
 
 class _ObservingToolbox(InProcessToolbox):
-    """Everything the robot sees while acting goes into memory and the scene graph too; what it
-    learns by doing is recorded as scene-graph evidence (``record(stamp, apply)``), so the graphs
-    of later tasks hold it once their start is past its stamp."""
+    """Everything the robot sees while acting (``observe()``, after each physical action) goes into
+    memory and the scene graph too (``sink``); what it learns by doing is recorded as scene-graph
+    evidence (``record(stamp, apply)``), so the graphs of later tasks hold it once their start is
+    past its stamp."""
 
     def __init__(self, *args, observe: Optional[Callable[[], Any]] = None, sink: Optional[Callable[[Any], None]] = None,
                  record: Optional[Callable[[float, Callable[[Any], Any]], Any]] = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self._observe, self._sink, self._record = observe, sink, record
+        self.observe = observe
+        self._sink, self._record = sink, record
 
     def _write(self, update: NodeUpdate, stamp: float) -> None:
         if self._record is None:
@@ -81,9 +73,9 @@ class _ObservingToolbox(InProcessToolbox):
         import time
 
         outcome = super().execute(action)
-        if action.tool in ("navigate", "open", "close", "pick", "place", "peek") and self._observe is not None:
+        if action.tool in ("navigate", "open", "close", "pick", "place", "peek") and self.observe is not None:
             t0 = time.perf_counter()
-            self._sink(self._observe())
+            self._sink(self.observe())
             self.tool_seconds += time.perf_counter() - t0
         return outcome
 
@@ -112,7 +104,7 @@ class InProcessStack:
         self.ablation = ablation
         self.runner = TaskRunner(self.scenario, seed)
         self.history = GraphHistory(SceneGraph())
-        self.memory = _default_memory() if memory == "default" else memory
+        self.memory = make_memory() if memory == "default" else memory
         self.analyzer = SignalAnalyzer() if analyzer == "default" else analyzer
         self.keyframes = keyframes
         self.observations = 0
@@ -145,9 +137,9 @@ class InProcessStack:
         self.history.record(obs.stamp, integration(obs))
         if self.memory is not None:
             if batch is None:
-                self.memory.add([_record(obs)])
+                self.memory.add([memory_record(obs)])
             else:
-                batch.append(_record(obs))
+                batch.append(memory_record(obs))
         self.observations += 1
 
     def patrol(self, until: Any) -> int:

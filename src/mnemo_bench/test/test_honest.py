@@ -70,9 +70,10 @@ def test_no_simulator_id_or_authored_attribute_reaches_perception_graph_memory_o
     from mnemo_sim.render import RenderUnavailable
     from mnemo_sim.tasks import ordered_tasks
 
+    from mnemo_bench.memory import make_memory
     from mnemo_bench.methods import resolve_methods
     from mnemo_bench.realistic import RealisticPerceiver
-    from mnemo_bench.runner import BenchStack, make_memory, task_seed
+    from mnemo_bench.runner import BenchStack, task_seed
 
     get_embedder()  # load torch before any EGL context (see runner.run_suite)
     scenario = marked_scenario(tiny_path, tmp_path)

@@ -21,7 +21,7 @@ from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.edge_store import SCHEMA_VERSION
 from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta
 from mnemo_memory.query_plans import OBJECT_POOL, RRF_K
-from mnemo_memory.records import INDEXED_FIELDS
+from mnemo_memory.records import INDEXED_FIELDS, ROOM_HOUR
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.store_base import QdrantStoreBase
 from mnemo_memory.tuning import EdgeTuning
@@ -36,15 +36,20 @@ def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
     return [models.FieldCondition(key=key, range=models.Range(**ops)) for key, ops in ranges.items()]
 
 
-def client_filter(c: Conditions) -> Optional[models.Filter]:
+def client_filter(c: Conditions, room_hours: bool = False) -> Optional[models.Filter]:
+    """``room_hours``: the collection indexes ``rh`` (schema 3), walked instead of the stamp range."""
     if c.empty():
         return None
     must: list[Any] = []
     stamp, late = c.spanning_ends()
+    in_range = _time_conditions(stamp)
+    keys = c.room_hours() if room_hours else []
+    if keys:
+        in_range.insert(0, models.FieldCondition(key=ROOM_HOUR, match=models.MatchAny(any=keys)))
     if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
-        must.append(models.Filter(should=[models.Filter(must=_time_conditions(stamp)), models.Filter(must=_time_conditions(late))]))
+        must.append(models.Filter(should=[models.Filter(must=in_range), models.Filter(must=_time_conditions(late))]))
     else:
-        must += _time_conditions(stamp)
+        must += in_range
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(models.FieldCondition(key=key, range=models.Range(gte=rng[0], lte=rng[1])))
@@ -114,10 +119,12 @@ class ClientStore(QdrantStoreBase):
             check_finished(meta, f"{where} (its collection metadata)")
             self.model_name, self.dim = check_meta(meta, model_name, dim, where)
             self.objects = int(meta.get("schema", 1)) >= 2
+            self.room_hours = int(meta.get("schema", 1)) >= 3
             return
         if not dim:
             raise MnemoError(Status.NOT_FOUND, f"no memory collection {where} and no embedding dimension to create one")
         self.model_name, self.dim, self.objects = model_name, dim, True
+        self.room_hours = True
         self._create_objects()  # first: a views collection is only ever found with its objects
         self._client.create_collection(
             self.collection, metadata={"model": model_name, "dim": dim, "schema": SCHEMA_VERSION,
@@ -163,7 +170,7 @@ class ClientStore(QdrantStoreBase):
                         cond: Conditions, limit: int) -> dict[str, Any]:
         """``query_points`` / ``query_points_groups`` arguments: dense ranking, fused with the sparse
         one when words are given."""
-        f = client_filter(cond)
+        f = client_filter(cond, self.room_hours)
         if not words or not words[0]:
             return {"query": vector.tolist(), "using": DENSE, "query_filter": f, "search_params": self._params(limit)}
         sparse = models.SparseVector(indices=words[0], values=words[1])
@@ -200,19 +207,19 @@ class ClientStore(QdrantStoreBase):
             self._client.set_payload(self.objects_collection, span, points=sighting_pids, wait=True)
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
-        result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=client_filter(cond),
+        result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=client_filter(cond, self.room_hours),
                                            limit=limit, with_payload=True, search_params=self._params(limit))
         return [(p.payload, p.score) for p in result.points]
 
     def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
         order = models.OrderBy(key="stamp", direction=models.Direction.DESC if descending else models.Direction.ASC,
                                start_from=cond.order_start(descending))
-        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond), limit=limit,
+        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond, self.room_hours), limit=limit,
                                          order_by=order, with_payload=True)
         return [r.payload for r in records]
 
     def _locate(self, cond: Conditions, limit: int) -> list[tuple[Any, float, float]]:
-        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond), limit=limit,
+        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond, self.room_hours), limit=limit,
                                          with_payload=["x", "y"])
         return [(r.id, r.payload["x"], r.payload["y"]) for r in records]
 
@@ -223,7 +230,7 @@ class ClientStore(QdrantStoreBase):
         return [by_id.get(str(p)) for p in pids]
 
     def _count(self, cond: Conditions, exact: bool = True) -> int:
-        return self._client.count(self.collection, count_filter=client_filter(cond), exact=exact).count
+        return self._client.count(self.collection, count_filter=client_filter(cond, self.room_hours), exact=exact).count
 
     def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
         found = self._client.retrieve(self.collection, [pid], with_payload=True, with_vectors=True)

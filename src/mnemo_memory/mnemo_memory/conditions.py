@@ -11,6 +11,10 @@ from typing import Any, Optional
 
 from mnemo_common.types import MemoryFilter
 
+from mnemo_memory.records import room_hour
+
+MAX_ROOM_HOURS = 48  # a longer range: the stamp index alone (a match of so many keywords costs as much)
+
 
 @dataclass(frozen=True)
 class Conditions:
@@ -54,6 +58,18 @@ class Conditions:
 
     def timed(self) -> bool:
         return self.stamp_gte is not None or self.stamp_lte is not None or self.stamp_lt is not None
+
+    def room_hours(self) -> list[str]:
+        """The ``rh`` keywords (``records.room_hour``) a record of the room within the stamp range
+        bears: a condition that holds whenever the others do, for the engine to walk instead of
+        the range ([] without a room or a closed range, or over ``MAX_ROOM_HOURS`` hours)."""
+        upper = self.stamp_lte if self.stamp_lte is not None else self.stamp_lt
+        if not self.room or self.stamp_gte is None or upper is None:
+            return []
+        first, last = math.floor(self.stamp_gte / 3600.0), math.floor(upper / 3600.0)
+        if last - first + 1 > MAX_ROOM_HOURS:
+            return []
+        return [room_hour(self.room, h * 3600.0) for h in range(first, last + 1)]
 
     def covering(self, at: float) -> "Conditions":
         """The compacted records among these that started before ``at`` and last until it or later."""

@@ -43,15 +43,15 @@ from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs
 from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta
 from mnemo_memory.query_plans import RRF_K
-from mnemo_memory.records import INDEXED_FIELDS
+from mnemo_memory.records import INDEXED_FIELDS, ROOM_HOUR
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.spatial import PositionGrid
 from mnemo_memory.store_base import QdrantStoreBase
 from mnemo_memory.store_dir import META, read_meta, release_lock, take_lock
 from mnemo_memory.tuning import EdgeTuning
 
-# 1: view records only; 2: object sightings and record spans ("last")
-SCHEMA_VERSION = 2
+# 1: view records only; 2: object sightings and record spans ("last"); 3: room-hour keywords ("rh")
+SCHEMA_VERSION = 3
 POSITION_PAGE = 250  # records per page when the position grid is read back (each page holds the GIL ~3 ms)
 
 
@@ -64,15 +64,20 @@ def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
     return [qe.FieldCondition(key, range=qe.RangeFloat(**ops)) for key, ops in ranges.items()]
 
 
-def edge_filter(c: Conditions) -> Optional[qe.Filter]:
+def edge_filter(c: Conditions, room_hours: bool = False) -> Optional[qe.Filter]:
+    """``room_hours``: the store indexes ``rh`` (schema 3), walked instead of the stamp range."""
     if c.empty():
         return None
     must: list[Any] = []
     stamp, late = c.spanning_ends()
+    in_range = _time_conditions(stamp)
+    keys = c.room_hours() if room_hours else []
+    if keys:
+        in_range.insert(0, qe.FieldCondition(ROOM_HOUR, match=qe.MatchAny(keys)))
     if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
-        must.append(qe.Filter(should=[qe.Filter(must=_time_conditions(stamp)), qe.Filter(must=_time_conditions(late))]))
+        must.append(qe.Filter(should=[qe.Filter(must=in_range), qe.Filter(must=_time_conditions(late))]))
     else:
-        must += _time_conditions(stamp)
+        must += in_range
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=rng[0], lte=rng[1])))
@@ -142,6 +147,7 @@ class EdgeStore(QdrantStoreBase):
             home = generation_dir(self.root, self.generation)
             self._shard = load_shard(home / "shard")
             self.objects = int(self._meta.get("schema", 1)) >= 2
+            self.room_hours = int(self._meta.get("schema", 1)) >= 3
             if self.objects:
                 self._objects = load_shard(home / "objects")
             remove_leftovers(self.root, self.generation)
@@ -149,6 +155,7 @@ class EdgeStore(QdrantStoreBase):
         if not dim:
             raise MnemoError(Status.NOT_FOUND, f"no memory store at {self.root} and no embedding dimension to create one")
         self.model_name, self.dim, self.objects, self.generation = model_name, dim, True, 0
+        self.room_hours = True
         import shutil
 
         for path in shard_dirs(self.root):  # created before meta.json was written: start over, nothing was acknowledged
@@ -178,7 +185,8 @@ class EdgeStore(QdrantStoreBase):
         """The grid answers plain nearest-k queries once it holds every record. A new or empty store
         fills it as it writes; an existing one is read in pages by a background thread (100k records:
         about 2 s, each page holding the GIL for a few ms), and position queries use the
-        engine's indices until it is done, so a reopen does not wait for it."""
+        engine's indices until it is done, so a reopen does not wait for it. A store of more than
+        ``tuning.positions_in_ram_max`` records keeps no grid (``positions_in_ram`` False)."""
         self._grid = PositionGrid()
         self._switching = threading.Lock()
         self._grid_ready = threading.Event()
@@ -186,7 +194,11 @@ class EdgeStore(QdrantStoreBase):
         self._grid_loader: Optional[threading.Thread] = None
         self.positions_error = ""
         self.positions_load_seconds = 0.0
-        if self._shard.info().points_count == 0:
+        count = self._shard.info().points_count
+        self.positions_in_ram = count <= self.tuning.positions_in_ram_max
+        if not self.positions_in_ram:
+            return
+        if count == 0:
             self._grid_ready.set()
             return
         self._grid_loader = threading.Thread(target=self._load_positions, name="memory-positions", daemon=True)
@@ -194,26 +206,36 @@ class EdgeStore(QdrantStoreBase):
 
     def _load_positions(self) -> None:
         offset, start = None, time.perf_counter()
+        grid = self._grid  # (dropped when the store outgrows it: this loader then fills nothing in use)
         try:
             while not self._grid_stop.is_set():
                 with self._switching:  # an index build's switch replaces the shard between pages
                     records, offset = self._shard.scroll(qe.ScrollRequest(limit=POSITION_PAGE, offset=offset,
                                                                           with_payload=["x", "y"]))
                 # replace=False: a record written meanwhile already holds its newest position
-                self._grid.add([str(r.id) for r in records], [r.payload.get("x", math.nan) for r in records],
-                               [r.payload.get("y", math.nan) for r in records], replace=False, rebuild=False)
+                grid.add([str(r.id) for r in records], [r.payload.get("x", math.nan) for r in records],
+                         [r.payload.get("y", math.nan) for r in records], replace=False, rebuild=False)
                 if offset is None:
-                    self._grid.rebuild()
+                    grid.rebuild()
                     self.positions_load_seconds = time.perf_counter() - start
-                    self._grid_ready.set()
+                    if grid is self._grid:
+                        self._grid_ready.set()
                     return
                 time.sleep(0.0005)  # let queries in between pages
         except Exception as exc:  # noqa: BLE001 - the engine's indices keep answering; nothing is lost
             self.positions_error = f"{type(exc).__name__}: {exc}"
 
     def positions_ready(self, timeout: Optional[float] = None) -> bool:
-        """Whether plain position queries are answered from RAM (waiting up to ``timeout`` s)."""
-        return self._grid_ready.wait(timeout)
+        """Whether plain position queries are answered from RAM (waiting up to ``timeout`` s; False
+        at once for a store that keeps no grid)."""
+        return self.positions_in_ram and self._grid_ready.wait(timeout)
+
+    def _drop_positions(self) -> None:
+        """The store outgrew ``positions_in_ram_max``: free the grid; the engine's indices answer."""
+        self.positions_in_ram = False
+        self._grid_ready.clear()
+        self._grid_stop.set()  # (a loader still reading stops at its next page)
+        self._grid = PositionGrid()
 
     def _stop_positions(self) -> None:
         self._grid_stop.set()
@@ -222,9 +244,10 @@ class EdgeStore(QdrantStoreBase):
 
     def _nearest_in_space(self, cond: Conditions, region: Optional[Any], x: float, y: float,
                           max_radius: float, k: int) -> list[tuple[float, dict]]:
-        if not cond.empty() or region is not None or not self._grid_ready.is_set():
+        grid = self._grid
+        if not cond.empty() or region is not None or not (self.positions_in_ram and self._grid_ready.is_set()):
             return super()._nearest_in_space(cond, region, x, y, max_radius, k)
-        near = self._grid.nearest(x, y, max_radius, k)
+        near = grid.nearest(x, y, max_radius, k)
         return list(zip((d for d, _ in near), self._payloads([pid for _, pid in near])))
 
     # -- engine primitives ---------------------------------------------------------------
@@ -239,7 +262,10 @@ class EdgeStore(QdrantStoreBase):
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         points = [qe.Point(pid, memoryview(vec), payload) for pid, vec, payload in zip(ids, vectors, payloads)]
         self._apply("shard", qe.UpdateOperation.upsert_points(points))
-        self._grid.add(ids, [p["x"] for p in payloads], [p["y"] for p in payloads])
+        if self.positions_in_ram:
+            self._grid.add(ids, [p["x"] for p in payloads], [p["y"] for p in payloads])
+            if len(self._grid) > self.tuning.positions_in_ram_max:
+                self._drop_positions()
         self._since_flush += len(points)
         if self._since_flush >= self._flush_every:
             self.flush()
@@ -252,7 +278,7 @@ class EdgeStore(QdrantStoreBase):
 
     def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
                            cond: Conditions, limit: int) -> list[Hit]:
-        f, params = edge_filter(cond), self.tuning.search_params(limit)
+        f, params = edge_filter(cond, self.room_hours), self.tuning.search_params(limit)
         dense = qe.Query.Nearest(vector.tolist(), using=DENSE)
         if not words or not words[0]:
             request = qe.QueryRequest(limit=limit, query=dense, filter=f, with_payload=True, params=params)
@@ -276,18 +302,18 @@ class EdgeStore(QdrantStoreBase):
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         hits = self._shard.query(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector.tolist()),
-                                                 filter=edge_filter(cond), with_payload=True,
+                                                 filter=edge_filter(cond, self.room_hours), with_payload=True,
                                                  params=self.tuning.search_params(limit)))
         return [(h.payload, h.score) for h in hits]
 
     def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
         order = qe.OrderBy("stamp", direction=qe.Direction.Desc if descending else qe.Direction.Asc,
                            start_from=cond.order_start(descending))
-        hits = self._shard.query(qe.QueryRequest(limit=limit, query=order, filter=edge_filter(cond), with_payload=True))
+        hits = self._shard.query(qe.QueryRequest(limit=limit, query=order, filter=edge_filter(cond, self.room_hours), with_payload=True))
         return [h.payload for h in hits]
 
     def _locate(self, cond: Conditions, limit: int) -> list[tuple[Any, float, float]]:
-        records, _ = self._shard.scroll(qe.ScrollRequest(limit=limit, filter=edge_filter(cond), with_payload=["x", "y"]))
+        records, _ = self._shard.scroll(qe.ScrollRequest(limit=limit, filter=edge_filter(cond, self.room_hours), with_payload=["x", "y"]))
         return [(r.id, r.payload["x"], r.payload["y"]) for r in records]
 
     def _payloads(self, pids: list) -> list[dict]:
@@ -300,7 +326,7 @@ class EdgeStore(QdrantStoreBase):
     def _count(self, cond: Conditions, exact: bool = True) -> int:
         if cond.empty():
             return self._shard.info().points_count  # an exact count scans every point
-        return self._shard.count(qe.CountRequest(exact=exact, filter=edge_filter(cond)))
+        return self._shard.count(qe.CountRequest(exact=exact, filter=edge_filter(cond, self.room_hours)))
 
     def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
         found = self._shard.retrieve([pid], with_payload=True, with_vector=True)

@@ -60,6 +60,7 @@ class QueryPlans:
     model_name: str
     dim: int
     objects: bool = False
+    room_hours: bool = False  # schema 3: records and sightings bear ``rh`` (records.room_hour), indexed
 
     # -- engine primitives (backend-specific) -------------------------------------------
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
@@ -198,8 +199,11 @@ class QueryPlans:
     @staticmethod
     def _collect(fetch: Callable[[int], list], region: Optional[Region], k: int,
                  payload_of: Callable[[Any], dict] = lambda p: p) -> list:
-        """First k fetched items inside the region, fetching more while the exact check drops some."""
-        limit = k
+        """First k fetched items inside the region, fetching more while the exact check drops some.
+        With a region, twice k at first: the region's circle fills about 0.79 of the square box the
+        engine filters by, so k alone came back short (and was fetched again, four times as many)
+        for most queries."""
+        limit = k if region is None else 2 * k
         while True:
             items = fetch(limit)
             if region is None:

@@ -6,6 +6,7 @@ instead of a dozen values and two lists made ingest about twice as fast)::
 
   stamp*, x*, y*, room* (omitted when empty), labels* (omitted when empty),
   last* (compacted records only, in stores with spans: when the merged observations last held),
+  rh* (schema 3: room and hour of the stamp as one keyword, ``room_hour``; omitted without a room),
   d = {"id", "yaw", "cam": [px, py, pz, qx, qy, qz, qw], "caption", "sightings": [...], "raw_ref",
        "n" and "raw_last" (compacted records only: observations merged, the last one's raw reference)}
 
@@ -17,6 +18,7 @@ Schema 1 payloads (every key top-level, sightings as JSON text) are still read.
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from typing import Any, Optional
 
@@ -38,7 +40,15 @@ from mnemo_common.types import MemoryRecord, Pose2D, Pose3D, Sighting
 
 # Payload fields with an index, and their kind ("float" range index or "keyword").
 INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword",
-                                   "labels": "keyword", "last": "float"}
+                                   "labels": "keyword", "last": "float", "rh": "keyword"}
+ROOM_HOUR = "rh"
+
+
+def room_hour(room: str, stamp: float) -> str:
+    """One keyword for a room and the hour (since the epoch) of a stamp. A query for a room within a
+    few hours matches a handful of these exactly, which the engine counts and walks far faster than
+    a stamp range (a tenth of a month) and a room (a sixth of the home) checked point by point."""
+    return f"{room}@{math.floor(stamp / 3600.0)}"
 
 _ID_NAMESPACE = uuid.UUID("5b0c1a52-6c1d-4b55-9f3e-6d656d6f6d65")
 
@@ -72,14 +82,17 @@ def _sighting_dict(s: Sighting) -> dict[str, Any]:
     return d
 
 
-def record_to_payload(r: MemoryRecord, spans: bool = True) -> dict[str, Any]:
-    """``spans``: the store indexes spans (stores created before compaction do not)."""
+def record_to_payload(r: MemoryRecord, spans: bool = True, room_hours: bool = False) -> dict[str, Any]:
+    """``spans``: the store indexes spans (stores created before compaction do not); ``room_hours``:
+    it indexes ``rh`` (schema 3)."""
     rp, cp = r.robot_pose, r.camera_pose
     payload: dict[str, Any] = {"stamp": float(r.stamp), "x": float(rp.x), "y": float(rp.y)}
     if spans and r.last_stamp is not None:
         payload["last"] = float(r.last_stamp)
     if r.room:
         payload["room"] = r.room
+        if room_hours:
+            payload[ROOM_HOUR] = room_hour(r.room, r.stamp)
     if r.labels:
         payload["labels"] = sorted(set(r.labels))
     d = {"id": r.id, "yaw": float(rp.yaw), "cam": [float(v) for v in (*cp.position, *cp.orientation)],

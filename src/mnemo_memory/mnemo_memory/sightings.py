@@ -10,7 +10,7 @@ titles and printed text, which a small embedding model blurs.
 
 Payload of a sighting entry (no engine imports here): the record's indexed fields, so the same
 filters apply (``stamp``, ``last`` of a compacted record, ``x``/``y`` of the robot, ``room``,
-``labels`` = [the sighting's label]), plus ``object`` (instance id), ``support``, ``record`` (the
+``rh`` in schema 3, ``labels`` = [the sighting's label]), plus ``object`` (instance id), ``support``, ``record`` (the
 record's point id) and ``i`` (the sighting's index in the record).
 """
 from __future__ import annotations
@@ -23,10 +23,12 @@ from typing import Any
 from mnemo_common.types import MemoryRecord, Sighting
 
 from mnemo_memory.caption import ADJECTIVE_KEYS, describe_sighting
+from mnemo_memory.records import ROOM_HOUR, room_hour
 
 # Indexed payload fields of sighting entries and their kind (like records.INDEXED_FIELDS).
 SIGHTING_INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword",
-                                           "labels": "keyword", "object": "keyword", "last": "float"}
+                                           "labels": "keyword", "object": "keyword", "last": "float",
+                                           "rh": "keyword"}
 DENSE, SPARSE = "text", "words"
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -62,7 +64,8 @@ def sighting_point_id(record_pid: str, index: int) -> str:
     return str(uuid.uuid5(_ID_NAMESPACE, f"{record_pid}/{index}"))
 
 
-def sighting_payload(record: MemoryRecord, record_pid: str, index: int, s: Sighting) -> dict[str, Any]:
+def sighting_payload(record: MemoryRecord, record_pid: str, index: int, s: Sighting,
+                     room_hours: bool = False) -> dict[str, Any]:
     payload: dict[str, Any] = {"stamp": float(record.stamp), "x": float(record.robot_pose.x),
                                "y": float(record.robot_pose.y), "labels": [s.label],
                                "record": record_pid, "i": index}
@@ -70,6 +73,8 @@ def sighting_payload(record: MemoryRecord, record_pid: str, index: int, s: Sight
         payload["last"] = float(record.last_stamp)
     if record.room:
         payload["room"] = record.room
+        if room_hours:
+            payload[ROOM_HOUR] = room_hour(record.room, record.stamp)
     if s.object_id:
         payload["object"] = s.object_id
     if s.support:

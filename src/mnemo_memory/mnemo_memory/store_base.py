@@ -54,7 +54,7 @@ class QdrantStoreBase(QueryPlans):
                 r.id = new_record_id()  # already a canonical UUID: its own point id
                 pids.append(r.id)
             ids.append(r.id)
-            payloads.append(record_to_payload(r, spans=self.objects))
+            payloads.append(record_to_payload(r, spans=self.objects, room_hours=self.room_hours))
         sightings = self._sighting_entries(records, pids, object_vectors) if self.objects and object_vectors else None
         # the record first: a crash between the two writes leaves an unacknowledged record that
         # only its view finds, never a sighting pointing nowhere
@@ -75,7 +75,7 @@ class QdrantStoreBase(QueryPlans):
                 ids.append(sighting_point_id(pid, i))
                 rows.append(self._vector(v, "object vector"))
                 words.append(sparse_words(sighting_text(s, r.room)))
-                payloads.append(sighting_payload(r, pid, i, s))
+                payloads.append(sighting_payload(r, pid, i, s, self.room_hours))
         return ids, np.asarray(rows, dtype=np.float32).reshape(-1, self.dim), words, payloads
 
     def extend(self, records: Sequence[MemoryRecord]) -> None:
@@ -86,8 +86,8 @@ class QdrantStoreBase(QueryPlans):
         for r in records:
             pid = point_id(r.id)
             span = {"last": float(r.span[1])}
-            self._rewrite(pid, record_to_payload(r, spans=True), [sighting_point_id(pid, i) for i, _ in object_sightings(r)],
-                          span)
+            self._rewrite(pid, record_to_payload(r, spans=True, room_hours=self.room_hours),
+                          [sighting_point_id(pid, i) for i, _ in object_sightings(r)], span)
 
     def delete(self, record_ids: Sequence[str]) -> None:
         """Remove records and their sightings (compaction, after their replacement is stored)."""

@@ -331,3 +331,50 @@ def test_edge_positions_in_ram_answer_as_the_engine_does(tmp_path):
         assert store.search_position(records[18].robot_pose.x, records[18].robot_pose.y, 0.0, 1)[0].id == records[18].id
     finally:
         store.close()
+
+
+def test_edge_store_past_the_positions_limit_keeps_no_grid(tmp_path):
+    """Past ``positions_in_ram_max`` records the grid is freed (as the store grows, or at a reopen,
+    which then reads nothing back) and the engine's indices answer the same records."""
+    from dataclasses import replace
+
+    from mnemo_memory.edge_store import EdgeStore
+    from mnemo_memory.tuning import EdgeTuning
+
+    emb = WordEmbedder()
+    rng = np.random.default_rng(9)
+    records = [make_record(i, "a cup", float(i), float(x), float(y), embedder=emb)
+               for i, (x, y) in enumerate(rng.uniform([0, 0], [30, 12], (700, 2)))]
+    small = replace(EdgeTuning(), positions_in_ram_max=500)
+    queries = [(5.0, 5.0, 0.0, 10), (29.0, 0.5, 1.0, 50), (15.0, 6.0, 0.3, 10)]
+
+    def answers(store):
+        return [[h.id for h in store.search_position(x, y, radius=r, k=k)] for x, y, r, k in queries]
+
+    store = EdgeStore(tmp_path / "m", "test-words", 64, tuning=small)
+    store.add(records[:400])
+    assert store.positions_in_ram and store.positions_ready(timeout=0)
+    from_grid = answers(store)
+    store.add(records[400:])
+    assert not store.positions_in_ram and not store.positions_ready(timeout=0) and len(store._grid) == 0
+    from_engine = answers(store)
+    store.close()
+    store = EdgeStore(tmp_path / "m", "test-words", 64, tuning=small)
+    try:
+        assert not store.positions_in_ram and store._grid_loader is None
+        assert answers(store) == from_engine
+    finally:
+        store.close()
+    store = EdgeStore(tmp_path / "m", "test-words", 64)  # the default limit: read back, the same answers
+    try:
+        assert store.positions_ready(timeout=60) and answers(store) == from_engine
+    finally:
+        store.close()
+    # the grid's answers before the limit were the engine's for the records then
+    store = EdgeStore(tmp_path / "m400", "test-words", 64, tuning=small)
+    store.add(records[:400])
+    store._drop_positions()
+    try:
+        assert answers(store) == from_grid
+    finally:
+        store.close()

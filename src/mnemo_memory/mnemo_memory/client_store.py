@@ -37,24 +37,28 @@ def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
 
 
 def client_filter(c: Conditions, room_hours: bool = False) -> Optional[models.Filter]:
-    """``room_hours``: the collection indexes ``rh`` (schema 3), walked instead of the stamp range."""
+    """``room_hours``: the collection indexes ``rh`` (schema 3), walked instead of the stamp range (a
+    record bearing one of its keywords is in the room: the room is then checked only on compacted
+    records started before the range)."""
     if c.empty():
         return None
     must: list[Any] = []
     stamp, late = c.spanning_ends()
-    in_range = _time_conditions(stamp)
+    in_range, lasting = _time_conditions(stamp), _time_conditions(late)
     keys = c.room_hours() if room_hours else []
+    room = [models.FieldCondition(key="room", match=models.MatchValue(value=c.room))] if c.room else []
     if keys:
         in_range.insert(0, models.FieldCondition(key=ROOM_HOUR, match=models.MatchAny(any=keys)))
+        lasting += room
+        room = []
     if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
-        must.append(models.Filter(should=[models.Filter(must=in_range), models.Filter(must=_time_conditions(late))]))
+        must.append(models.Filter(should=[models.Filter(must=in_range), models.Filter(must=lasting)]))
     else:
         must += in_range
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(models.FieldCondition(key=key, range=models.Range(gte=rng[0], lte=rng[1])))
-    if c.room:
-        must.append(models.FieldCondition(key="room", match=models.MatchValue(value=c.room)))
+    must += room
     if c.labels:
         must.append(models.FieldCondition(key="labels", match=models.MatchAny(any=list(c.labels))))
     must_not: list[Any] = []

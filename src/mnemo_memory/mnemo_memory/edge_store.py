@@ -65,24 +65,28 @@ def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
 
 
 def edge_filter(c: Conditions, room_hours: bool = False) -> Optional[qe.Filter]:
-    """``room_hours``: the store indexes ``rh`` (schema 3), walked instead of the stamp range."""
+    """``room_hours``: the store indexes ``rh`` (schema 3), walked instead of the stamp range; a
+    record bearing one of the range's keywords is in the room, so the room is then checked only on
+    compacted records started before the range."""
     if c.empty():
         return None
     must: list[Any] = []
     stamp, late = c.spanning_ends()
-    in_range = _time_conditions(stamp)
+    in_range, lasting = _time_conditions(stamp), _time_conditions(late)
     keys = c.room_hours() if room_hours else []
+    room = [qe.FieldCondition("room", match=qe.MatchValue(c.room))] if c.room else []
     if keys:
         in_range.insert(0, qe.FieldCondition(ROOM_HOUR, match=qe.MatchAny(keys)))
+        lasting += room
+        room = []
     if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
-        must.append(qe.Filter(should=[qe.Filter(must=in_range), qe.Filter(must=_time_conditions(late))]))
+        must.append(qe.Filter(should=[qe.Filter(must=in_range), qe.Filter(must=lasting)]))
     else:
         must += in_range
     for key, rng in (("x", c.x_range), ("y", c.y_range)):
         if rng is not None:
             must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=rng[0], lte=rng[1])))
-    if c.room:
-        must.append(qe.FieldCondition("room", match=qe.MatchValue(c.room)))
+    must += room
     if c.labels:
         must.append(qe.FieldCondition("labels", match=qe.MatchAny(list(c.labels))))
     must_not: list[Any] = []

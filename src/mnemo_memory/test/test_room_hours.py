@@ -104,10 +104,12 @@ def test_compacted_records_lasting_into_the_range_are_found_either_way(tmp_path,
     meta = path / "memory" / "mnemo_memory" / "meta.json"
     meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": schema}))
     memory = MemoryService(open_store(path, "test-words", 64), WordEmbedder())
-    long_ago = _records(1, 5)[0]
-    memory.add([long_ago])
-    long_ago.last_stamp, long_ago.count = 20 * 3600.0, 40
-    memory.store.extend([long_ago])
+    long_ago, elsewhere = _records(2, 5)
+    elsewhere.room = next(room for room in ROOMS if room != long_ago.room)
+    memory.add([long_ago, elsewhere])
+    for r in (long_ago, elsewhere):
+        r.last_stamp, r.count = 20 * 3600.0, 40
+    memory.store.extend([long_ago, elsewhere])
     f = MemoryFilter(since=10 * 3600.0, until=11 * 3600.0, room=long_ago.room)
-    assert [r.id for r in memory.search_text("a dax", k=5, filter=f)] == [long_ago.id]
+    assert [r.id for r in memory.search_text("a dax", k=5, filter=f)] == [long_ago.id]  # (not the other room's)
     memory.close()

@@ -10,11 +10,14 @@ however loaded the machine is), resident memory (RSS, split into anonymous and f
 and disk per record; optionally the text query over DDS through the memory node.
 
     python src/mnemo_memory/bench/bench_scale.py [--sizes 100000 1000000] [--tuning default|before]
-        [--queries 200] [--dds] [--keep DIR]
+        [--queries 200] [--dds] [--keep DIR] [--sightings]
 
 Records are bench_memory.py's synthetic patrol records (5 days, 20 x 10 m, 6 rooms, structured
 caption-like embeddings; precomputed: embedding 1M captions with MiniLM on 2 CPUs takes hours) with
-deterministic ids. They carry no object sightings' vectors, so only the view index is filled.
+deterministic ids. They carry no object sightings' vectors, so only the view index is filled; with
+``--sightings`` each of a record's 2-4 sightings also gets a vector (its label, colour and room word
+vectors and noise, made as the records' own embeddings are) and an instance id per (label, colour,
+room), so the object index fills too, and object search is timed.
 ``--tuning before`` is the store's tuning before the scale work, for a baseline in the same run.
 Prints the load average: the machine is shared, and every latency scales with it.
 """
@@ -75,7 +78,21 @@ def load() -> str:
 
 
 # -- build -------------------------------------------------------------------------------------
-def build(root: Path, data: "bm.Synthetic", tuning_name: str, stop: int) -> dict:
+def sighting_vectors(records: list, seed: int) -> list[np.ndarray]:
+    """Object vectors of each record's sightings, and an instance id per (label, colour, room)."""
+    words = bm._words()
+    rng = np.random.default_rng(seed)
+    out = []
+    for r in records:
+        for s in r.sightings:
+            s.object_id = f"{s.label}_{s.attributes['color']}_{r.room}"
+        e = np.stack([words[s.label] + words[s.attributes["color"]] + 0.5 * words[r.room] for s in r.sightings])
+        e += rng.normal(size=e.shape).astype(np.float32) * (bm.NOISE / np.sqrt(bm.DIM))
+        out.append(bm._unit(e))
+    return out
+
+
+def build(root: Path, data: "bm.Synthetic", tuning_name: str, stop: int, sightings: bool = False) -> dict:
     """Ingest records [count, stop) into the store at root (a store left by an earlier or
     interrupted run is continued: ids are deterministic, and writes are durable when add returns)."""
     from mnemo_memory.edge_store import EdgeStore
@@ -90,7 +107,7 @@ def build(root: Path, data: "bm.Synthetic", tuning_name: str, stop: int) -> dict
         for i, r in enumerate(records):
             r.id = record_id(lo + i)
         t = time.perf_counter()
-        store.add(records)
+        store.add(records, sighting_vectors(records, lo) if sightings else None)
         t_add += time.perf_counter() - t
         if store.optimize_due():
             t = time.perf_counter()
@@ -103,11 +120,13 @@ def build(root: Path, data: "bm.Synthetic", tuning_name: str, stop: int) -> dict
     store.optimize()  # what is left: a store at rest is fully indexed
     t_final = time.perf_counter() - t
     info = store._shard.info()
+    objects = store._objects.info() if store._objects is not None else None
     store.close()
     n = stop - begin
     return {"from": begin, "records_per_s_add": n / max(t_add, 1e-9), "index_s": t_index, "index_passes": passes,
             "worst_pass_s": worst, "final_optimize_s": t_final, "total_s": time.perf_counter() - start,
-            "segments": info.segments_count, "load_build": load()}
+            "segments": info.segments_count, "load_build": load(),
+            "sightings": objects.points_count if objects else 0, "sighting_segments": objects.segments_count if objects else 0}
 
 
 def disk_bytes(root: Path) -> int:
@@ -149,6 +168,8 @@ def serve(root: Path, span: float, count: int, tuning_name: str) -> dict:
             since=q["since"] - 6 * 3600, until=q["until"] + 6 * 3600, room=q["room"], near=(q["x"], q["y"]),
             radius=5.0)),
     }
+    if store._objects is not None and store._objects.info().points_count:
+        kinds["objects"] = lambda q: store.search_objects(q["vec"], 10)
     out = {"reopen_s": reopen, "reopen_cpu_s": reopen_cpu, "first_query_ms": first * 1000,
            "positions_load_s": store.positions_load_seconds if store.positions_in_ram else None,
            "latency": {}, "ids": {}}
@@ -217,7 +238,8 @@ def report(root: Path, data: "bm.Synthetic", n: int, args, built: dict) -> None:
               f"{built['index_s']:.0f} s in {built['index_passes']} passes (longest {built['worst_pass_s']:.1f} s) + "
               f"final {built['final_optimize_s']:.0f} s; {built['total_s']:.0f} s in all, "
               f"{(n - built['from']) / built['total_s']:,.0f} rec/s with indexing; {built['load_build']}")
-    print(f"{built['segments']} segments")
+    print(f"{built['segments']} segments" + (f"; {built['sightings']:,} object sightings in "
+                                             f"{built['sighting_segments']} segments" if built.get("sightings") else ""))
     rss = served["rss"]
     print(f"reopen {served['reopen_s']:.2f} s ({served['reopen_cpu_s']:.2f} s CPU), first query "
           f"{served['first_query_ms']:.1f} ms, " + (f"positions read back in {served['positions_load_s']:.1f} s"
@@ -245,6 +267,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tuning", default="default", choices=["default", "before"])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--dds", action="store_true", help="also time text queries over DDS through the node")
+    parser.add_argument("--sightings", action="store_true", help="also index every record's object sightings")
     parser.add_argument("--keep", type=Path, default=None, help="build the stores here and keep them (reused if present)")
     parser.add_argument("--serve", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--serve-span", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -262,9 +285,9 @@ def main(argv=None) -> int:
                 data = bm.synthetic_arrays(max(args.sizes) if args.grow else n)
                 print(f"{len(data.stamps):,}: synthetic arrays in {time.perf_counter() - t:.0f} s", file=sys.stderr,
                       flush=True)
-            name = f"{args.tuning}_{max(args.sizes) if args.grow else n}"
+            name = f"{args.tuning}_{max(args.sizes) if args.grow else n}" + ("_sightings" if args.sightings else "")
             root = base / name / "memory" / "mnemo_memory"
-            built = build(root, data, args.tuning, n)
+            built = build(root, data, args.tuning, n, args.sightings)
             report(root, data, n, args, built)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -19,7 +19,7 @@ from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.edge_store import SCHEMA_VERSION
-from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta
+from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta, check_schema
 from mnemo_memory.query_plans import OBJECT_POOL, RRF_K
 from mnemo_memory.records import INDEXED_FIELDS, ROOM_HOUR
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
@@ -122,8 +122,8 @@ class ClientStore(QdrantStoreBase):
             meta = self._client.get_collection(self.collection).config.metadata or {}
             check_finished(meta, f"{where} (its collection metadata)")
             self.model_name, self.dim = check_meta(meta, model_name, dim, where)
-            self.objects = int(meta.get("schema", 1)) >= 2
-            self.room_hours = int(meta.get("schema", 1)) >= 3
+            schema = check_schema(meta, SCHEMA_VERSION, f"{where} (its collection metadata)")
+            self.objects, self.room_hours = schema >= 2, schema >= 3
             return
         if not dim:
             raise MnemoError(Status.NOT_FOUND, f"no memory collection {where} and no embedding dimension to create one")

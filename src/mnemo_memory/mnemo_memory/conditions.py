@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from mnemo_common.types import MemoryFilter
 
-from mnemo_memory.records import room_hour
+from mnemo_memory.records import hour_of, room_hour
 
 MAX_ROOM_HOURS = 48  # a longer range: the stamp index alone (a match of so many keywords costs as much)
 
@@ -66,10 +66,10 @@ class Conditions:
         upper = self.stamp_lte if self.stamp_lte is not None else self.stamp_lt
         if not self.room or self.stamp_gte is None or upper is None:
             return []
-        first, last = math.floor(self.stamp_gte / 3600.0), math.floor(upper / 3600.0)
+        first, last = hour_of(self.stamp_gte), hour_of(upper)
         if last - first + 1 > MAX_ROOM_HOURS:
             return []
-        return [room_hour(self.room, h * 3600.0) for h in range(first, last + 1)]
+        return [room_hour(self.room, h) for h in range(first, last + 1)]
 
     def covering(self, at: float) -> "Conditions":
         """The compacted records among these that started before ``at`` and last until it or later."""

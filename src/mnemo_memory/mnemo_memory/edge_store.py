@@ -41,7 +41,7 @@ from mnemo_common.types import MnemoError, Status
 
 from mnemo_memory.conditions import Conditions, Hit
 from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs
-from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta
+from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta, check_schema
 from mnemo_memory.query_plans import RRF_K
 from mnemo_memory.records import INDEXED_FIELDS, ROOM_HOUR
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
@@ -147,11 +147,11 @@ class EdgeStore(QdrantStoreBase):
             self._meta = read_meta(self.root)
             check_finished(self._meta, str(meta_path))
             self.model_name, self.dim = check_meta(self._meta, model_name, dim, str(self.root))
+            schema = check_schema(self._meta, SCHEMA_VERSION, str(meta_path))
             self.generation = int(self._meta.get("generation", 0))
             home = generation_dir(self.root, self.generation)
             self._shard = load_shard(home / "shard")
-            self.objects = int(self._meta.get("schema", 1)) >= 2
-            self.room_hours = int(self._meta.get("schema", 1)) >= 3
+            self.objects, self.room_hours = schema >= 2, schema >= 3
             if self.objects:
                 self._objects = load_shard(home / "objects")
             remove_leftovers(self.root, self.generation)

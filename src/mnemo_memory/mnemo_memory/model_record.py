@@ -47,6 +47,16 @@ def check_meta(stored: dict, model_name: str, dim: int, where: str) -> tuple[str
 
 
 
+def check_schema(stored: dict, known: int, where: str) -> int:
+    """The store's schema version; a clear error for one newer than this code writes: its records
+    carry fields this code would leave out of what it writes, and its queries would then miss them."""
+    schema = int(stored.get("schema", 1))
+    if schema > known:
+        raise MnemoError(Status.FAILED, f"memory store {where} has schema {schema}, newer than this mnemo's "
+                                        f"({known}): open it with the version that wrote it, or a later one")
+    return schema
+
+
 class UnfinishedStoreError(MnemoError):
     def __init__(self, message: str):
         super().__init__(Status.FAILED, message)

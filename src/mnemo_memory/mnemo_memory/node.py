@@ -151,6 +151,9 @@ class MemoryNode(Node):
                                    f"position queries use the engine's indices")
             return
         while not self._stop.is_set():
+            if not getattr(store, "positions_in_ram", True):  # outgrown while it was read back
+                self.get_logger().info("positions no longer held in RAM: position queries use the engine's indices")
+                return
             if getattr(store, "positions_error", ""):
                 self.get_logger().warning(f"positions could not be read back ({store.positions_error}): "
                                           f"position queries keep using the engine's indices")

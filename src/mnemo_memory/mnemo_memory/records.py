@@ -1,6 +1,6 @@
 """How a MemoryRecord is laid out in Qdrant: point id and payload (no engine imports here).
 
-Payload keys (schema 2): the indexed fields as top-level values, everything else in one compact
+Payload keys (schema 2 and 3): the indexed fields as top-level values, everything else in one compact
 JSON text ``d`` (the engines convert each payload value separately, and lists cost most: one text
 instead of a dozen values and two lists made ingest about twice as fast)::
 
@@ -44,11 +44,16 @@ INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", 
 ROOM_HOUR = "rh"
 
 
-def room_hour(room: str, stamp: float) -> str:
-    """One keyword for a room and the hour (since the epoch) of a stamp. A query for a room within a
-    few hours matches a handful of these exactly, which the engine counts and walks far faster than
-    a stamp range (a tenth of a month) and a room (a sixth of the home) checked point by point."""
-    return f"{room}@{math.floor(stamp / 3600.0)}"
+def hour_of(stamp: float) -> int:
+    """The hour since the epoch a stamp falls in."""
+    return math.floor(float(stamp) / 3600.0)
+
+
+def room_hour(room: str, hour: int) -> str:
+    """One keyword for a room and an hour (``hour_of``). A query for a room within a few hours
+    matches a handful of these exactly, which the engine counts and walks far faster than a stamp
+    range (a tenth of a month) and a room (a sixth of the home) checked point by point."""
+    return f"{room}@{hour}"
 
 _ID_NAMESPACE = uuid.UUID("5b0c1a52-6c1d-4b55-9f3e-6d656d6f6d65")
 
@@ -92,7 +97,7 @@ def record_to_payload(r: MemoryRecord, spans: bool = True, room_hours: bool = Fa
     if r.room:
         payload["room"] = r.room
         if room_hours:
-            payload[ROOM_HOUR] = room_hour(r.room, r.stamp)
+            payload[ROOM_HOUR] = room_hour(r.room, hour_of(r.stamp))
     if r.labels:
         payload["labels"] = sorted(set(r.labels))
     d = {"id": r.id, "yaw": float(rp.yaw), "cam": [float(v) for v in (*cp.position, *cp.orientation)],

@@ -23,7 +23,7 @@ from typing import Any
 from mnemo_common.types import MemoryRecord, Sighting
 
 from mnemo_memory.caption import ADJECTIVE_KEYS, describe_sighting
-from mnemo_memory.records import ROOM_HOUR, room_hour
+from mnemo_memory.records import ROOM_HOUR, hour_of, room_hour
 
 # Indexed payload fields of sighting entries and their kind (like records.INDEXED_FIELDS).
 SIGHTING_INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword",
@@ -74,7 +74,7 @@ def sighting_payload(record: MemoryRecord, record_pid: str, index: int, s: Sight
     if record.room:
         payload["room"] = record.room
         if room_hours:
-            payload[ROOM_HOUR] = room_hour(record.room, record.stamp)
+            payload[ROOM_HOUR] = room_hour(record.room, hour_of(record.stamp))
     if s.object_id:
         payload["object"] = s.object_id
     if s.support:

@@ -46,7 +46,8 @@ class EdgeTuning:
     # was created with)
     stamp_index_on_disk: bool = True
     # payload memory-mapped and read on demand: Cached read every payload into RAM at open; a query
-    # reads ten, and plain position queries use the grid in RAM (whose read-back at open is slower)
+    # reads ten, and plain position queries use the grid in RAM up to positions_in_ram_max records
+    # (whose read-back at open is slower)
     payload_cold: bool = True
     # Plain position queries are answered from a grid of positions in RAM (spatial.PositionGrid) up to
     # this many records. Past it the engine's x/y indices answer (1M records: p50 3.0 ms within 2 m,

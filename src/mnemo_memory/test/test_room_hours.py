@@ -8,9 +8,10 @@ import random
 
 import pytest
 
-from mnemo_common.types import MemoryFilter, MemoryRecord, Pose2D, Pose3D, Sighting
+from mnemo_common.types import MemoryFilter, MemoryRecord, MnemoError, Pose2D, Pose3D, Sighting
 
 from mnemo_memory.conditions import MAX_ROOM_HOURS, Conditions
+from mnemo_memory.records import hour_of, room_hour
 from mnemo_memory.service import MemoryService
 from mnemo_memory.testing import WordEmbedder
 
@@ -27,6 +28,20 @@ def test_keywords_cover_every_hour_of_a_closed_range_in_the_room():
     longest = Conditions(room="den", stamp_gte=0.0, stamp_lte=3600.0 * MAX_ROOM_HOURS - 1.0)
     assert len(longest.room_hours()) == MAX_ROOM_HOURS
     assert Conditions(room="den", stamp_gte=0.0, stamp_lte=3600.0 * MAX_ROOM_HOURS).room_hours() == []
+    for stamp in (9.5e15 + 10.0, 1.7e9 + 3599.999, -0.5):  # a record's keyword is among its range's
+        keys = Conditions(room="den", stamp_gte=stamp - 1.0, stamp_lte=stamp + 1.0).room_hours()
+        assert room_hour("den", hour_of(stamp)) in keys
+
+
+def test_a_store_of_a_newer_schema_is_refused_with_a_clear_error(tmp_path):
+    from mnemo_memory.store import open_store
+
+    path = tmp_path / "data"
+    open_store(path, "test-words", 64).close()
+    meta = path / "memory" / "mnemo_memory" / "meta.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": 99}))
+    with pytest.raises(MnemoError, match="schema 99, newer"):
+        open_store(path, "test-words", 64)
 
 
 def _records(n: int, seed: int) -> list[MemoryRecord]:
@@ -37,7 +52,7 @@ def _records(n: int, seed: int) -> list[MemoryRecord]:
         room, x = rng.choice(ROOMS), rng.uniform(0.0, 12.0)
         thing = Sighting("dax", (x, 0.0, 0.5), {"color": rng.choice(["mauve", "teal"])}, object_id=f"dax_{i % 5}",
                          support="plinth")
-        out.append(MemoryRecord(id="", stamp=420.0 * i + 30.0, robot_pose=Pose2D(x, 1.0, 0.0),
+        out.append(MemoryRecord(id="", stamp=420.0 * i + 30.0 if i % 60 else 3600.0 * (i // 60 + 2), robot_pose=Pose2D(x, 1.0, 0.0),
                                 camera_pose=Pose3D((x, 1.0, 1.2)), caption=f"In the {room}: a dax.", room=room,
                                 labels=["dax"], sightings=[thing]))
     return out
@@ -45,7 +60,7 @@ def _records(n: int, seed: int) -> list[MemoryRecord]:
 
 def _windows(seed: int) -> list[tuple[float, float, str]]:
     rng = random.Random(seed)
-    out = []
+    out = [(3600.0 * h, 3600.0 * (h + 1), room) for h in (2, 3) for room in ROOMS]  # on hour boundaries
     for _ in range(25):
         since = rng.uniform(-3600.0, 30 * 3600.0)
         out.append((since, since + rng.choice([60.0, 600.0, 3599.0, 3600.0, 5 * 3600.0, 60 * 3600.0]), rng.choice(ROOMS)))
@@ -93,17 +108,9 @@ def test_a_store_created_before_room_hours_answers_without_them(tmp_path):
     memory.close()
 
 
-@pytest.mark.parametrize("schema", [2, 3])
-def test_compacted_records_lasting_into_the_range_are_found_either_way(tmp_path, schema):
-    """A compacted record that started before the range and lasts into it matches, whether or
-    not its start hour is one of the range's keywords."""
-    from mnemo_memory.store import open_store
-
-    path = tmp_path / "data"
-    open_store(path, "test-words", 64).close()
-    meta = path / "memory" / "mnemo_memory" / "meta.json"
-    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": schema}))
-    memory = MemoryService(open_store(path, "test-words", 64), WordEmbedder())
+def _compacted_lasting_into_the_range(memory: MemoryService) -> None:
+    """A compacted record that started before the range and lasts into it matches, though its start
+    hour is none of the range's keywords; one of another room does not."""
     long_ago, elsewhere = _records(2, 5)
     elsewhere.room = next(room for room in ROOMS if room != long_ago.room)
     memory.add([long_ago, elsewhere])
@@ -113,3 +120,21 @@ def test_compacted_records_lasting_into_the_range_are_found_either_way(tmp_path,
     f = MemoryFilter(since=10 * 3600.0, until=11 * 3600.0, room=long_ago.room)
     assert [r.id for r in memory.search_text("a dax", k=5, filter=f)] == [long_ago.id]  # (not the other room's)
     memory.close()
+
+
+def test_compacted_records_lasting_into_the_range_are_found(backend):
+    _compacted_lasting_into_the_range(MemoryService(backend(), WordEmbedder()))
+
+
+def test_compacted_records_lasting_into_the_range_are_found_without_room_hours(tmp_path):
+    """The same in a store of schema 2 (its meta.json rewritten: it keeps the rh index, which
+    nothing writes or queries then)."""
+    from mnemo_memory.store import open_store
+
+    path = tmp_path / "data"
+    open_store(path, "test-words", 64).close()
+    meta = path / "memory" / "mnemo_memory" / "meta.json"
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "schema": 2}))
+    store = open_store(path, "test-words", 64)
+    assert not store.room_hours
+    _compacted_lasting_into_the_range(MemoryService(store, WordEmbedder()))

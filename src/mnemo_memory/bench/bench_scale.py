@@ -225,7 +225,9 @@ def dds_notes(root: Path, count: int) -> list[str]:
 def report(root: Path, data: "bm.Synthetic", n: int, args, built: dict) -> None:
     span = float(data.stamps[n - 1])
     qs = queries_of(args.queries, span)
-    want = exact(data, n, qs)
+    # exact search over the views' vectors; with sightings the text query ranks records by their
+    # sightings as well (query_plans._ranked), which that search does not: no recall then
+    want = {} if built.get("sightings") else exact(data, n, qs)
     proc = subprocess.run([sys.executable, __file__, "--serve", str(root), "--serve-span", repr(span), "--tuning",
                            args.tuning, "--queries", str(args.queries)], capture_output=True, text=True)
     if proc.returncode:

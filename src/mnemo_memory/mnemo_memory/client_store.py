@@ -92,8 +92,9 @@ def collection_settings(t: EdgeTuning) -> dict[str, Any]:
                                                              indexing_threshold=t.indexing_threshold_kb)}
 
 
-def search_params(t: EdgeTuning, limit: int) -> models.SearchParams:
-    quant = models.QuantizationSearchParams(rescore=True, oversampling=t.oversampling) if t.quantization else None
+def search_params(t: EdgeTuning, limit: int, rescore: bool = True) -> models.SearchParams:
+    quant = (models.QuantizationSearchParams(rescore=rescore, oversampling=t.oversampling if rescore else None)
+             if t.quantization else None)
     return models.SearchParams(hnsw_ef=max(t.hnsw_ef, limit), quantization=quant)
 
 
@@ -156,8 +157,8 @@ class ClientStore(QdrantStoreBase):
                 self._client.create_payload_index(collection, name, kinds[kind], wait=True)
 
     # -- engine primitives ---------------------------------------------------------------
-    def _params(self, limit: int) -> Optional[models.SearchParams]:
-        return None if self._searched_exactly else search_params(self.tuning, limit)
+    def _params(self, limit: int, rescore: bool = True) -> Optional[models.SearchParams]:
+        return None if self._searched_exactly else search_params(self.tuning, limit, rescore)
 
     def _upsert(self, ids: list[str], vectors: np.ndarray, payloads: list[dict]) -> None:
         self._client.upsert(self.collection, wait=True, points=models.Batch(
@@ -171,22 +172,22 @@ class ClientStore(QdrantStoreBase):
         self._client.upsert(self.objects_collection, wait=True, points=points)
 
     def _sighting_query(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
-                        cond: Conditions, limit: int) -> dict[str, Any]:
+                        cond: Conditions, limit: int, rescore: bool = True) -> dict[str, Any]:
         """``query_points`` / ``query_points_groups`` arguments: dense ranking, fused with the sparse
         one when words are given."""
         f = client_filter(cond, self.room_hours)
         if not words or not words[0]:
-            return {"query": vector.tolist(), "using": DENSE, "query_filter": f, "search_params": self._params(limit)}
+            return {"query": vector.tolist(), "using": DENSE, "query_filter": f, "search_params": self._params(limit, rescore)}
         sparse = models.SparseVector(indices=words[0], values=words[1])
         return {"query": models.RrfQuery(rrf=models.Rrf(k=RRF_K)),
                 "prefetch": [models.Prefetch(query=vector.tolist(), using=DENSE, filter=f, limit=limit,
-                                             params=self._params(limit)),
+                                             params=self._params(limit, rescore)),
                              models.Prefetch(query=sparse, using=SPARSE, filter=f, limit=limit)]}
 
     def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
-                           cond: Conditions, limit: int) -> list[Hit]:
+                           cond: Conditions, limit: int, ranked_only: bool = False) -> list[Hit]:
         result = self._client.query_points(self.objects_collection, limit=limit, with_payload=True,
-                                           **self._sighting_query(vector, words, cond, limit))
+                                           **self._sighting_query(vector, words, cond, limit, not ranked_only))
         return [(p.payload, p.score) for p in result.points]
 
     def _best_per_object(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],

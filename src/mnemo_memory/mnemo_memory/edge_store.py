@@ -281,8 +281,8 @@ class EdgeStore(QdrantStoreBase):
         self._apply("objects", qe.UpdateOperation.upsert_points(points))
 
     def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
-                           cond: Conditions, limit: int) -> list[Hit]:
-        f, params = edge_filter(cond, self.room_hours), self.tuning.search_params(limit)
+                           cond: Conditions, limit: int, ranked_only: bool = False) -> list[Hit]:
+        f, params = edge_filter(cond, self.room_hours), self.tuning.search_params(limit, rescore=not ranked_only)
         dense = qe.Query.Nearest(vector.tolist(), using=DENSE)
         if not words or not words[0]:
             request = qe.QueryRequest(limit=limit, query=dense, filter=f, with_payload=True, params=params)

@@ -86,8 +86,9 @@ class QueryPlans:
         raise NotImplementedError
 
     def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
-                           cond: Conditions, limit: int) -> list[Hit]:
-        """Object sightings by the engine's fusion of dense and (when words are given) sparse ranking."""
+                           cond: Conditions, limit: int, ranked_only: bool = False) -> list[Hit]:
+        """Object sightings by the engine's fusion of dense and (when words are given) sparse ranking.
+        ``ranked_only``: the caller takes ranks, not scores (the dense ranking is then not rescored)."""
         raise NotImplementedError
 
     def _best_per_object(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
@@ -220,7 +221,9 @@ class QueryPlans:
         if not self.objects:
             return [record_from_payload(p, score=s) for p, s in views]
         words = sparse_words(text) if text and text.strip() else None
-        found = self._collect(lambda n: self._nearest_sightings(vec, words, cond, n), region, OBJECT_POOL * k,
+        # (the pool is merged with the views by rank: its scores are not compared)
+        found = self._collect(lambda n: self._nearest_sightings(vec, words, cond, n, ranked_only=True), region,
+                              OBJECT_POOL * k,
                               payload_of=lambda h: h[0])
         matched = _news_first(found)
         records = {point_id(r.id): r for r in (record_from_payload(p) for p, _ in views)}

@@ -155,3 +155,22 @@ def test_views_nearer_the_query_than_any_sighting_leave_room_for_the_best_sighti
     assert crowded.id in [r.id for r in found]
     assert next(r for r in found if r.id == crowded.id).matched_sighting == 0
     memory.close()
+
+
+def test_the_sighting_pool_of_a_text_query_is_ranked_only_and_the_best_sighting_scored(backend):
+    """The pool merged with the views by rank is not rescored (its float vectors stay on disk); the
+    one sighting whose score is compared with the best view's is."""
+    memory = _service(backend)
+    mug = Sighting("mug", (0.0, 0.0, 0.8), {"color": "red"}, object_id="mug_1", support="table", relation="on")
+    memory.add([_view(i, [mug, *_clutter(2)], 100.0 * i) for i in range(5)])
+    store, calls = memory.store, []
+    original = store._nearest_sightings
+
+    def spy(vector, words, cond, limit, ranked_only=False):
+        calls.append((limit, ranked_only))
+        return original(vector, words, cond, limit, ranked_only)
+
+    store._nearest_sightings = spy
+    assert memory.search_text("red mug", k=3)
+    assert (24, True) in calls and (1, False) in calls, calls
+    memory.close()

@@ -94,9 +94,11 @@ class QueryPlans:
     def _best_per_object(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
                          cond: Conditions, region: Optional[Region], limit: int) -> list[Hit]:
         """The best sighting of each of up to ``limit`` object instances, best first (sightings
-        without an instance id are left out): ``object_search.best_per_object``."""
-        return best_per_object(lambda c, n: self._nearest_sightings(vector, words, c, n), cond, region, limit,
-                               OBJECT_POOL * limit)
+        without an instance id are left out): ``object_search.best_per_object``. Its pages are ranked
+        only (the int8 ranking, not rescored: a page of hundreds of sightings read as many float
+        vectors from disk)."""
+        return best_per_object(lambda c, n: self._nearest_sightings(vector, words, c, n, ranked_only=True), cond,
+                               region, limit, OBJECT_POOL * limit)
 
     # -- reads ---------------------------------------------------------------------------
     def _vector(self, v: Any, what: str) -> np.ndarray:
@@ -144,8 +146,9 @@ class QueryPlans:
                        filter: Optional[MemoryFilter] = None, text: str = "") -> list[MemoryRecord]:
         """The k object instances whose sightings best match the query, best first: each as the
         record of its best sighting, ``matched_sighting`` naming it (score: the engine's fused
-        score of that sighting, on the page of the ranking that answered it). Empty for a store
-        without object sightings."""
+        score of that sighting, on the page of the ranking that answered it; without words, its
+        similarity as the int8 vectors give it, within about 0.01). Empty for a store without object
+        sightings."""
         if not self.objects:
             return []
         cond, region = filter_conditions(filter, self.objects)

@@ -268,7 +268,7 @@ def main(argv=None) -> int:
                         help="one store, measured at each size as it grows (and continued if it exists)")
     parser.add_argument("--tuning", default="default", choices=["default", "before"])
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--dds", action="store_true", help="also time text queries over DDS through the node")
+    parser.add_argument("--dds", action="store_true", help="also time queries over DDS through the node (error floor, position, text)")
     parser.add_argument("--sightings", action="store_true", help="also index every record's object sightings")
     parser.add_argument("--keep", type=Path, default=None, help="build the stores here and keep them (reused if present)")
     parser.add_argument("--serve", type=Path, default=None, help=argparse.SUPPRESS)

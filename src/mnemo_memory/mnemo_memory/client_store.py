@@ -157,6 +157,9 @@ class ClientStore(QdrantStoreBase):
                 self._client.create_payload_index(collection, name, kinds[kind], wait=True)
 
     # -- engine primitives ---------------------------------------------------------------
+    def _filter(self, cond: Conditions) -> Optional[models.Filter]:
+        return client_filter(cond, self.room_hours)
+
     def _params(self, limit: int, rescore: bool = True) -> Optional[models.SearchParams]:
         return None if self._searched_exactly else search_params(self.tuning, limit, rescore)
 
@@ -175,7 +178,7 @@ class ClientStore(QdrantStoreBase):
                         cond: Conditions, limit: int, rescore: bool = True) -> dict[str, Any]:
         """``query_points`` / ``query_points_groups`` arguments: dense ranking, fused with the sparse
         one when words are given."""
-        f = client_filter(cond, self.room_hours)
+        f = self._filter(cond)
         if not words or not words[0]:
             return {"query": vector.tolist(), "using": DENSE, "query_filter": f, "search_params": self._params(limit, rescore)}
         sparse = models.SparseVector(indices=words[0], values=words[1])
@@ -212,19 +215,19 @@ class ClientStore(QdrantStoreBase):
             self._client.set_payload(self.objects_collection, span, points=sighting_pids, wait=True)
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
-        result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=client_filter(cond, self.room_hours),
+        result = self._client.query_points(self.collection, query=vector.tolist(), query_filter=self._filter(cond),
                                            limit=limit, with_payload=True, search_params=self._params(limit))
         return [(p.payload, p.score) for p in result.points]
 
     def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
         order = models.OrderBy(key="stamp", direction=models.Direction.DESC if descending else models.Direction.ASC,
                                start_from=cond.order_start(descending))
-        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond, self.room_hours), limit=limit,
+        records, _ = self._client.scroll(self.collection, scroll_filter=self._filter(cond), limit=limit,
                                          order_by=order, with_payload=True)
         return [r.payload for r in records]
 
     def _locate(self, cond: Conditions, limit: int) -> list[tuple[Any, float, float]]:
-        records, _ = self._client.scroll(self.collection, scroll_filter=client_filter(cond, self.room_hours), limit=limit,
+        records, _ = self._client.scroll(self.collection, scroll_filter=self._filter(cond), limit=limit,
                                          with_payload=["x", "y"])
         return [(r.id, r.payload["x"], r.payload["y"]) for r in records]
 
@@ -235,7 +238,7 @@ class ClientStore(QdrantStoreBase):
         return [by_id.get(str(p)) for p in pids]
 
     def _count(self, cond: Conditions, exact: bool = True) -> int:
-        return self._client.count(self.collection, count_filter=client_filter(cond, self.room_hours), exact=exact).count
+        return self._client.count(self.collection, count_filter=self._filter(cond), exact=exact).count
 
     def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
         found = self._client.retrieve(self.collection, [pid], with_payload=True, with_vectors=True)

@@ -255,6 +255,9 @@ class EdgeStore(QdrantStoreBase):
         return list(zip((d for d, _ in near), self._payloads([pid for _, pid in near])))
 
     # -- engine primitives ---------------------------------------------------------------
+    def _filter(self, cond: Conditions) -> Optional[qe.Filter]:
+        return edge_filter(cond, self.room_hours)
+
     def _apply(self, name: str, op: "qe.UpdateOperation") -> None:
         """An update of the shard ``name``; kept for the copy while an index build runs."""
         (self._objects if name == "objects" else self._shard).update(op)
@@ -282,7 +285,7 @@ class EdgeStore(QdrantStoreBase):
 
     def _nearest_sightings(self, vector: np.ndarray, words: Optional[tuple[list[int], list[float]]],
                            cond: Conditions, limit: int, ranked_only: bool = False) -> list[Hit]:
-        f, params = edge_filter(cond, self.room_hours), self.tuning.search_params(limit, rescore=not ranked_only)
+        f, params = self._filter(cond), self.tuning.search_params(limit, rescore=not ranked_only)
         dense = qe.Query.Nearest(vector.tolist(), using=DENSE)
         if not words or not words[0]:
             request = qe.QueryRequest(limit=limit, query=dense, filter=f, with_payload=True, params=params)
@@ -306,18 +309,18 @@ class EdgeStore(QdrantStoreBase):
 
     def _nearest(self, vector: np.ndarray, cond: Conditions, limit: int) -> list[Hit]:
         hits = self._shard.query(qe.QueryRequest(limit=limit, query=qe.Query.Nearest(vector.tolist()),
-                                                 filter=edge_filter(cond, self.room_hours), with_payload=True,
+                                                 filter=self._filter(cond), with_payload=True,
                                                  params=self.tuning.search_params(limit)))
         return [(h.payload, h.score) for h in hits]
 
     def _ordered(self, cond: Conditions, descending: bool, limit: int) -> list[dict]:
         order = qe.OrderBy("stamp", direction=qe.Direction.Desc if descending else qe.Direction.Asc,
                            start_from=cond.order_start(descending))
-        hits = self._shard.query(qe.QueryRequest(limit=limit, query=order, filter=edge_filter(cond, self.room_hours), with_payload=True))
+        hits = self._shard.query(qe.QueryRequest(limit=limit, query=order, filter=self._filter(cond), with_payload=True))
         return [h.payload for h in hits]
 
     def _locate(self, cond: Conditions, limit: int) -> list[tuple[Any, float, float]]:
-        records, _ = self._shard.scroll(qe.ScrollRequest(limit=limit, filter=edge_filter(cond, self.room_hours), with_payload=["x", "y"]))
+        records, _ = self._shard.scroll(qe.ScrollRequest(limit=limit, filter=self._filter(cond), with_payload=["x", "y"]))
         return [(r.id, r.payload["x"], r.payload["y"]) for r in records]
 
     def _payloads(self, pids: list) -> list[dict]:
@@ -330,7 +333,7 @@ class EdgeStore(QdrantStoreBase):
     def _count(self, cond: Conditions, exact: bool = True) -> int:
         if cond.empty():
             return self._shard.info().points_count  # an exact count scans every point
-        return self._shard.count(qe.CountRequest(exact=exact, filter=edge_filter(cond, self.room_hours)))
+        return self._shard.count(qe.CountRequest(exact=exact, filter=self._filter(cond)))
 
     def _retrieve(self, pid: str) -> Optional[tuple[dict, Any]]:
         found = self._shard.retrieve([pid], with_payload=True, with_vector=True)

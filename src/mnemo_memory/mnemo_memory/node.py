@@ -146,13 +146,10 @@ class MemoryNode(Node):
         store = self.memory.store
         if not hasattr(store, "positions_ready"):
             return
-        if not getattr(store, "positions_in_ram", True):
-            self.get_logger().info(f"positions not held in RAM (over {store.tuning.positions_in_ram_max} records): "
-                                   f"position queries use the engine's indices")
-            return
         while not self._stop.is_set():
-            if not getattr(store, "positions_in_ram", True):  # outgrown while it was read back
-                self.get_logger().info("positions no longer held in RAM: position queries use the engine's indices")
+            if not getattr(store, "positions_in_ram", True):  # (at the open, or outgrown while read back)
+                self.get_logger().info(f"positions not held in RAM (over {store.tuning.positions_in_ram_max} records): "
+                                       f"position queries use the engine's indices")
                 return
             if getattr(store, "positions_error", ""):
                 self.get_logger().warning(f"positions could not be read back ({store.positions_error}): "

@@ -38,10 +38,10 @@ except ImportError:  # pragma: no cover
 
 from mnemo_common.types import MemoryRecord, Pose2D, Pose3D, Sighting
 
+ROOM_HOUR = "rh"  # the room-hour keyword's field (schema 3)
 # Payload fields with an index, and their kind ("float" range index or "keyword").
 INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword",
-                                   "labels": "keyword", "last": "float", "rh": "keyword"}
-ROOM_HOUR = "rh"
+                                   "labels": "keyword", "last": "float", ROOM_HOUR: "keyword"}
 
 
 def hour_of(stamp: float) -> int:

@@ -28,7 +28,7 @@ from mnemo_memory.records import ROOM_HOUR, hour_of, room_hour
 # Indexed payload fields of sighting entries and their kind (like records.INDEXED_FIELDS).
 SIGHTING_INDEXED_FIELDS: dict[str, str] = {"stamp": "float", "x": "float", "y": "float", "room": "keyword",
                                            "labels": "keyword", "object": "keyword", "last": "float",
-                                           "rh": "keyword"}
+                                           ROOM_HOUR: "keyword"}
 DENSE, SPARSE = "text", "words"
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)

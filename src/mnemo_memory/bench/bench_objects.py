@@ -181,7 +181,7 @@ def serve(root: Path, count: int, heavy: int) -> dict:
     out: dict = {}
     asked: list[int] = []  # sightings asked of the engine per call (the work, whatever the load)
     nearest = store._nearest_sightings
-    store._nearest_sightings = lambda v, w, c, n: asked.append(n) or nearest(v, w, c, n)
+    store._nearest_sightings = lambda v, w, c, n, *a, **kw: asked.append(n) or nearest(v, w, c, n, *a, **kw)
     for k in (5, 10):
         for case, text, f in cases(count, heavy):
             vec = emb.embed([text])[0]

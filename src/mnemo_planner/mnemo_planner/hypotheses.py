@@ -11,11 +11,10 @@ from typing import Optional, Sequence
 
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity
-from mnemo_planner.grounding import NEED, UNRELATED, Grounding, describe_fit
+from mnemo_planner.grounding import NEED, Grounding, describe_fit
 from mnemo_planner.matching import Similarity
 from mnemo_planner.wording import norm
 
-SETTLE_MARGIN = 0.1  # how much nearer a name than every other label a label must be to settle for it
 CONTAINER_PROTOTYPE = "a closed storage unit with a door or a drawer"
 SURFACE_PROTOTYPE = "an open flat surface to put things on"
 FIT = 0.6  # least fit of a known thing to be fetched as the one asked for
@@ -146,7 +145,9 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
     """When the search cannot finish (budget nearly spent, or no plausible place left): the known
     thing that fits the request best at all, if any. An instance of a named label whose attributes
     fit less than ``FIT`` (none contradicted), or, for a name no label matched or a need, the thing
-    whose label is nearest the words."""
+    whose label is nearest the words (at least ``NEED``): the end of a search in vain is when a name
+    the home never showed most likely names a thing known by another name, however loosely the
+    embedding model relates the two."""
     cands = [e for e in beliefs.entities.values() if e.support and e.current and e.support not in locked
              and (e.key, e.support) not in failed]
     if g.labels:
@@ -155,10 +156,6 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
     else:
         words = g.named or g.need
         scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands) if s >= NEED] if words else []
-        best = max(scored, key=lambda x: x[0], default=None)
-        runner = max((s for s, e in scored if best is not None and e.label != best[1].label), default=0.0)
-        if g.named and best is not None and best[0] < UNRELATED and best[0] - runner < SETTLE_MARGIN:
-            return None  # a thing asked for by name settles only for a label near that name, or clearly the nearest
     return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 

@@ -125,6 +125,7 @@ async def run_task_async(instruction: str, budget: int, policy: Policy, toolbox:
         if action.tool == "pick" and outcome.ok:
             result.success = True
             result.object_id = str(outcome.data.get("picked_id", "")) or str(action.arguments.get("target", ""))
+            result.message = action.note
             break
     else:
         result.message = "budget spent"

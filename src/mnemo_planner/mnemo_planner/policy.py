@@ -276,10 +276,11 @@ class GeneralPolicy:
             if best is None:
                 return None
             e = best[1]
-            # (only a drive away from it raises the cost by more than the step it spends); while the
-            # place being searched can still be looked at and the thing grasped, search on
+            # (only a drive away from it raises the cost by more than the step it spends); at the search's
+            # first place, its best guess, search on while that place can still be looked at and the thing
+            # grasped; once places were searched in vain, a thing known outweighs a last look at one more
             if not exhausted and (remaining > self._cost(t, e.support) + int(t.at == e.support)
-                                  or (t.current is not None and not t.looked
+                                  or (not t.explored and t.current is not None and not t.looked
                                       and remaining >= self._cost(t, t.current.fixture) + 1)):
                 return None
             t.settle = e.key
@@ -288,7 +289,8 @@ class GeneralPolicy:
         if self._cost(t, e.support) > 1:
             return Action("open", {"target": e.support})
         t.target = e.key
-        return Action("pick", {"target": e.key})
+        return Action("pick", {"target": e.key}, note=f"settled for the {e.label} on {e.support}: the best match known "
+                                                      "when the search for what was asked could not finish")
 
     def _cost(self, t: TaskState, fid: str) -> int:
         """Steps to grasp a thing at ``fid``: a drive there, opening it, the grasp."""

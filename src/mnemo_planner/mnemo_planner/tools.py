@@ -86,6 +86,7 @@ class ToolArgumentError(ValueError):
 class Action:
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    note: str = ""  # for people: why the policy chose it, when the action alone would mislead (never sent to a skill)
 
     def text_arguments(self) -> dict[str, str]:
         """Arguments as strings, for the PlannerStep trace."""
@@ -191,4 +192,4 @@ def validate(action: Action) -> Action:
         raise ToolArgumentError("search_memory_time needs since/until or around")
     if action.tool == "answer" and not args["text"].strip():
         raise ToolArgumentError("answer text is empty")
-    return Action(action.tool, args)
+    return Action(action.tool, args, action.note)

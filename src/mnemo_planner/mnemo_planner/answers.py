@@ -67,6 +67,12 @@ class Answerer:
         if not ranked:
             return "I have not seen it" + (f" {req.time_words}" if req.time_words else "") + "."
         e = ranked[0]
+        if g.stand_in:  # (hypotheses._stand_ins)
+            return f"Nothing I saw went by the name {g.named or g.thing}; the nearest is the {e.label}. " + \
+                self._about(req, g, e, kind, since, until)
+        return self._about(req, g, e, kind, since, until)
+
+    def _about(self, req: rq.Request, g: Grounding, e: Entity, kind: str, since: float, until: float) -> str:
         seen = self._at_place(e, g, since, until) if (g.fixtures or g.rooms) and kind == rq.WITH else \
             [s for s in e.sightings if s.support and s.since <= until and s.until >= since]
         last: Optional[Sighting] = max(seen, key=lambda s: min(s.until, until)) if seen else e.last_place(self.now)

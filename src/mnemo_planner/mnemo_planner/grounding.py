@@ -73,6 +73,7 @@ class Grounding:
     thing: str = ""  # ... and the words alone (what search and memory are asked with)
     named: str = ""  # ... and the thing's own name when the request names one the robot has not seen
     reference: Optional[Entity] = None  # "one like the gizmo on the plinth": that gizmo
+    stand_in: bool = False  # the things ranked are only the nearest known to words that name none
     place_spent: bool = False  # the places named were searched in vain: the place rules nothing out
 
 

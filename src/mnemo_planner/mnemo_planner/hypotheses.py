@@ -18,6 +18,9 @@ from mnemo_planner.wording import norm
 CONTAINER_PROTOTYPE = "a closed storage unit with a door or a drawer"
 SURFACE_PROTOTYPE = "an open flat surface to put things on"
 FIT = 0.6  # least fit of a known thing to be fetched as the one asked for
+# questions answered about the nearest known thing when their words name none (saying so); not "did you
+# see it?" (its "no" is an answer), nor those that list (what was with it: the place they name answers)
+STAND_IN_QUESTIONS = (rq.WHERE, rq.WHEN)
 NEED_KNOWN = 0.45  # similarity of a need and a known thing at which it is worth going to that thing first
 
 
@@ -89,7 +92,11 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
         # worth going to before searching, and a stated place or time still holds
         sims = need_fit(sim, g.need, ents)
         scored = [(s + _constraint(beliefs, req, g, e), e) for s, e in zip(sims, ents) if s >= NEED_KNOWN]
+        if not scored and req.intent == rq.RECALL and req.kind in STAND_IN_QUESTIONS:
+            return _stand_ins(sim, g, g.need, ents)
         return sorted(scored, key=lambda x: (-x[0], -x[1].last_seen, x[1].key))[:5]
+    elif g.named and req.intent == rq.RECALL and req.kind in STAND_IN_QUESTIONS:
+        return _stand_ins(sim, g, g.named, ents)
     else:
         return []
     if req.match:
@@ -99,6 +106,18 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
     # well: one the robot has seen is a better answer than "not seen" (and the answer names it)
     least = float("-inf") if req.intent == rq.RECALL else FIT
     return sorted(((f, e) for f, e in scored if f >= least), key=lambda x: (-x[0], -x[1].last_seen, x[1].key))
+
+
+def _stand_ins(sim: Similarity, g: Grounding, words: str, ents: list[Entity]) -> list[tuple[float, Entity]]:
+    """A question about a thing by words that name nothing the home showed ("where is the gizmo?"):
+    the things of the label nearest the words (at least ``NEED``), last seen first, marked as stand-ins
+    for an answer that says so, rather than "not seen" (the thing is most likely known by another name)."""
+    sims = need_fit(sim, words, ents) if words.strip() else []
+    if not sims or max(sims) < NEED:
+        return []
+    label = ents[max(range(len(ents)), key=lambda i: sims[i])].label
+    g.stand_in = True
+    return sorted(((s, e) for s, e in zip(sims, ents) if e.label == label), key=lambda x: (-x[1].last_seen, x[1].key))
 
 
 def need_fit(sim: Similarity, need: str, ents: Sequence[Entity]) -> list[float]:

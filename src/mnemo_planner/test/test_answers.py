@@ -124,3 +124,18 @@ def test_sightings_under_an_id_the_graph_merged_away_count_as_the_node_that_abso
     assert {s.frame for s in quibbles[0].sightings} >= {"rec:r1", "rec:r2"}
     a = _answer(sim, b, "How many quibbles did you see on the plinth today?")
     assert "1 quibble" in a, a
+
+
+def test_a_thing_asked_about_by_a_name_no_label_bears_is_answered_about_the_nearest_saying_so(sim):
+    """No thing seen went by "pottery", and neither the embedding model nor the lexicon names a label by
+    it (the bowl 0.33, the mug 0.31 with MiniLM): "where" is answered about the bowl, saying it is the
+    nearest known, rather than "not seen"; "did you see" keeps its "no" (it asks whether, not where)."""
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth", "den"), _fixture("crate_1", "crate", "atrium"),
+                 _node("b1", "bowl", [(0.0, NOW, "crate_1")]), _node("m1", "mug", [(0.0, NOW, "plinth_1")])])
+    g = ground(sim, b, rq.parse("Where did you last see the pottery?", NOW))
+    assert not g.labels, g  # (the case this is about)
+    a = _answer(sim, b, "Where did you last see the pottery?")
+    assert "nearest is the bowl" in a and "crate" in a and "not seen" not in a, a
+    a = _answer(sim, b, "Did you see the pottery today?")
+    assert "bowl" not in a, a

@@ -275,6 +275,8 @@ def main(argv=None) -> int:
     parser.add_argument("--serve-span", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve is not None:
+        if not (Path(args.serve) / "meta.json").is_file():  # (opening a path without a store creates one)
+            parser.error(f"--serve {args.serve}: no memory store there (no meta.json)")
         print(json.dumps(serve(args.serve, args.serve_span, args.queries, args.tuning)))
         return 0
     base = args.keep or Path(tempfile.mkdtemp(prefix="bench_scale_"))

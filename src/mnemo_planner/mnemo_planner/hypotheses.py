@@ -93,10 +93,10 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
         sims = need_fit(sim, g.need, ents)
         scored = [(s + _constraint(beliefs, req, g, e), e) for s, e in zip(sims, ents) if s >= NEED_KNOWN]
         if not scored and req.intent == rq.RECALL and req.kind in STAND_IN_QUESTIONS:
-            return _stand_ins(sim, g, g.need, ents)
+            return _stand_ins(g, sims, ents)
         return sorted(scored, key=lambda x: (-x[0], -x[1].last_seen, x[1].key))[:5]
     elif g.named and req.intent == rq.RECALL and req.kind in STAND_IN_QUESTIONS:
-        return _stand_ins(sim, g, g.named, ents)
+        return _stand_ins(g, need_fit(sim, g.named, ents) if g.named.strip() else [], ents)
     else:
         return []
     if req.match:
@@ -108,11 +108,11 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
     return sorted(((f, e) for f, e in scored if f >= least), key=lambda x: (-x[0], -x[1].last_seen, x[1].key))
 
 
-def _stand_ins(sim: Similarity, g: Grounding, words: str, ents: list[Entity]) -> list[tuple[float, Entity]]:
+def _stand_ins(g: Grounding, sims: list[float], ents: list[Entity]) -> list[tuple[float, Entity]]:
     """A question about a thing by words that name nothing the home showed ("where is the gizmo?"):
-    the things of the label nearest the words (at least ``NEED``), last seen first, marked as stand-ins
-    for an answer that says so, rather than "not seen" (the thing is most likely known by another name)."""
-    sims = need_fit(sim, words, ents) if words.strip() else []
+    the things of the label nearest the words (``sims``: ``need_fit`` of each thing, at least ``NEED``),
+    last seen first, marked as stand-ins for an answer that says so, rather than "not seen" (the thing
+    is most likely known by another name)."""
     if not sims or max(sims) < NEED:
         return []
     label = ents[max(range(len(ents)), key=lambda i: sims[i])].label

@@ -17,55 +17,35 @@ from qdrant_client import QdrantClient, models
 
 from mnemo_common.types import MnemoError, Status
 
-from mnemo_memory.conditions import Conditions, Hit
+from mnemo_memory.conditions import Conditions, Hit, Term, filter_plan
 from mnemo_memory.edge_store import SCHEMA_VERSION
 from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta, check_schema
 from mnemo_memory.query_plans import OBJECT_POOL, RRF_K
-from mnemo_memory.records import INDEXED_FIELDS, ROOM_HOUR
+from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.store_base import QdrantStoreBase
 from mnemo_memory.tuning import EdgeTuning
 
 
-def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
-    """One range condition per field: ``stamp >= a`` and ``stamp <= b`` as two conditions made the
-    engine plan each half-open range on its own (one of them spans most of the store)."""
-    ranges: dict[str, dict[str, float]] = {}
-    for key, op, value in ends:
-        ranges.setdefault(key, {})[op] = value
-    return [models.FieldCondition(key=key, range=models.Range(**ops)) for key, ops in ranges.items()]
+def _term(t: Term) -> Any:
+    if t[0] == "range":
+        return models.FieldCondition(key=t[1], range=models.Range(**t[2]))
+    if t[0] == "value":
+        return models.FieldCondition(key=t[1], match=models.MatchValue(value=t[2]))
+    if t[0] == "any":
+        return models.FieldCondition(key=t[1], match=models.MatchAny(any=t[2]))
+    return models.HasIdCondition(has_id=t[1])
 
 
 def client_filter(c: Conditions, room_hours: bool = False) -> Optional[models.Filter]:
-    """``room_hours``: the collection indexes ``rh`` (schema 3), walked instead of the stamp range (a
-    record bearing one of its keywords is in the room: the room is then checked only on compacted
-    records started before the range)."""
-    if c.empty():
+    """``conditions.filter_plan`` in qdrant-client's types."""
+    plan = filter_plan(c, room_hours)
+    if plan is None:
         return None
-    must: list[Any] = []
-    stamp, late = c.spanning_ends()
-    in_range, lasting = _time_conditions(stamp), _time_conditions(late)
-    keys = c.room_hours() if room_hours else []
-    room = [models.FieldCondition(key="room", match=models.MatchValue(value=c.room))] if c.room else []
-    if keys:
-        in_range.insert(0, models.FieldCondition(key=ROOM_HOUR, match=models.MatchAny(any=keys)))
-        lasting += room
-        room = []
-    if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
-        must.append(models.Filter(should=[models.Filter(must=in_range), models.Filter(must=lasting)]))
-    else:
-        must += in_range
-    for key, rng in (("x", c.x_range), ("y", c.y_range)):
-        if rng is not None:
-            must.append(models.FieldCondition(key=key, range=models.Range(gte=rng[0], lte=rng[1])))
-    must += room
-    if c.labels:
-        must.append(models.FieldCondition(key="labels", match=models.MatchAny(any=list(c.labels))))
-    must_not: list[Any] = []
-    if c.except_objects:
-        must_not.append(models.FieldCondition(key="object", match=models.MatchAny(any=list(c.except_objects))))
-    if c.except_ids:
-        must_not.append(models.HasIdCondition(has_id=list(c.except_ids)))
+    must = [models.Filter(should=[models.Filter(must=[_term(t) for t in branch]) for branch in plan.either])] \
+        if plan.either else []
+    must += [_term(t) for t in plan.must]
+    must_not = [_term(t) for t in plan.must_not]
     return models.Filter(must=must or None, must_not=must_not or None)
 
 

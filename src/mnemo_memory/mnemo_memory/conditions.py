@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from mnemo_common.types import MemoryFilter
 
-from mnemo_memory.records import hour_of, room_hour
+from mnemo_memory.records import ROOM_HOUR, hour_of, room_hour
 
 MAX_ROOM_HOURS = 48  # a longer range: the stamp index alone (a match of so many keywords costs as much)
 
@@ -88,6 +88,59 @@ class Conditions:
 
 
 Hit = tuple[dict, float]  # (payload, score)
+
+# A filter term, neutral to the engine: ("range", field, {"gte": a, "lte": b, ...}), ("value", field, v),
+# ("any", field, [v, ...]) or ("ids", [point id, ...]).
+Term = tuple
+
+
+@dataclass(frozen=True)
+class FilterPlan:
+    """What a backend's Filter holds: ``either`` (when not empty) two branches of which one must hold,
+    then the terms that must hold, and those that must not."""
+
+    either: list[list[Term]]
+    must: list[Term]
+    must_not: list[Term]
+
+
+def _ranges(ends: list[tuple[str, str, float]]) -> list[Term]:
+    """One range term per field: ``stamp >= a`` and ``stamp <= b`` as two conditions made the engine
+    plan each half-open range on its own (one of them spans most of the store)."""
+    ranges: dict[str, dict[str, float]] = {}
+    for key, op, value in ends:
+        ranges.setdefault(key, {})[op] = value
+    return [("range", key, ops) for key, ops in ranges.items()]
+
+
+def filter_plan(c: Conditions, room_hours: bool = False) -> Optional[FilterPlan]:
+    """The conditions as filter terms (None: no filter). ``room_hours``: the store indexes ``rh``
+    (schema 3), walked instead of the stamp range; a record bearing one of the range's keywords is in
+    the room, so the room is then checked only on compacted records started before the range."""
+    if c.empty():
+        return None
+    stamp, late = c.spanning_ends()
+    in_range, lasting = _ranges(stamp), _ranges(late)
+    keys = c.room_hours() if room_hours else []
+    room: list[Term] = [("value", "room", c.room)] if c.room else []
+    if keys:
+        in_range.insert(0, ("any", ROOM_HOUR, keys))
+        lasting += room
+        room = []
+    # the stamp inside the range, or a compacted record started before it and lasting into it
+    either, must = ([in_range, lasting], []) if late else ([], in_range)
+    for key, rng in (("x", c.x_range), ("y", c.y_range)):
+        if rng is not None:
+            must.append(("range", key, {"gte": rng[0], "lte": rng[1]}))
+    must += room
+    if c.labels:
+        must.append(("any", "labels", list(c.labels)))
+    must_not: list[Term] = []
+    if c.except_objects:
+        must_not.append(("any", "object", list(c.except_objects)))
+    if c.except_ids:
+        must_not.append(("ids", list(c.except_ids)))
+    return FilterPlan(either, must, must_not)
 
 
 @dataclass(frozen=True)

@@ -39,11 +39,11 @@ import qdrant_edge as qe
 from mnemo_common.files import CorruptFileError, write_json_atomic
 from mnemo_common.types import MnemoError, Status
 
-from mnemo_memory.conditions import Conditions, Hit
+from mnemo_memory.conditions import Conditions, Hit, Term, filter_plan
 from mnemo_memory.index_build import IndexBuild, generation_dir, remove_leftovers, shard_dirs
 from mnemo_memory.model_record import UNFINISHED, check_finished, check_meta, check_schema
 from mnemo_memory.query_plans import RRF_K
-from mnemo_memory.records import INDEXED_FIELDS, ROOM_HOUR
+from mnemo_memory.records import INDEXED_FIELDS
 from mnemo_memory.sightings import DENSE, SIGHTING_INDEXED_FIELDS, SPARSE
 from mnemo_memory.spatial import PositionGrid
 from mnemo_memory.store_base import QdrantStoreBase
@@ -55,45 +55,25 @@ SCHEMA_VERSION = 3
 POSITION_PAGE = 250  # records per page when the position grid is read back (each page holds the GIL ~3 ms)
 
 
-def _time_conditions(ends: list[tuple[str, str, float]]) -> list:
-    """One range condition per field: ``stamp >= a`` and ``stamp <= b`` as two conditions made the
-    engine plan each half-open range on its own (one of them spans most of the store)."""
-    ranges: dict[str, dict[str, float]] = {}
-    for key, op, value in ends:
-        ranges.setdefault(key, {})[op] = value
-    return [qe.FieldCondition(key, range=qe.RangeFloat(**ops)) for key, ops in ranges.items()]
+def _term(t: Term) -> Any:
+    if t[0] == "range":
+        return qe.FieldCondition(t[1], range=qe.RangeFloat(**t[2]))
+    if t[0] == "value":
+        return qe.FieldCondition(t[1], match=qe.MatchValue(t[2]))
+    if t[0] == "any":
+        return qe.FieldCondition(t[1], match=qe.MatchAny(t[2]))
+    return qe.HasIdCondition(set(t[1]))
 
 
 def edge_filter(c: Conditions, room_hours: bool = False) -> Optional[qe.Filter]:
-    """``room_hours``: the store indexes ``rh`` (schema 3), walked instead of the stamp range; a
-    record bearing one of the range's keywords is in the room, so the room is then checked only on
-    compacted records started before the range."""
-    if c.empty():
+    """``conditions.filter_plan`` in the embedded engine's types."""
+    plan = filter_plan(c, room_hours)
+    if plan is None:
         return None
-    must: list[Any] = []
-    stamp, late = c.spanning_ends()
-    in_range, lasting = _time_conditions(stamp), _time_conditions(late)
-    keys = c.room_hours() if room_hours else []
-    room = [qe.FieldCondition("room", match=qe.MatchValue(c.room))] if c.room else []
-    if keys:
-        in_range.insert(0, qe.FieldCondition(ROOM_HOUR, match=qe.MatchAny(keys)))
-        lasting += room
-        room = []
-    if late:  # the stamp inside the range, or a compacted record started before it and lasting into it
-        must.append(qe.Filter(should=[qe.Filter(must=in_range), qe.Filter(must=lasting)]))
-    else:
-        must += in_range
-    for key, rng in (("x", c.x_range), ("y", c.y_range)):
-        if rng is not None:
-            must.append(qe.FieldCondition(key, range=qe.RangeFloat(gte=rng[0], lte=rng[1])))
-    must += room
-    if c.labels:
-        must.append(qe.FieldCondition("labels", match=qe.MatchAny(list(c.labels))))
-    must_not: list[Any] = []
-    if c.except_objects:
-        must_not.append(qe.FieldCondition("object", match=qe.MatchAny(list(c.except_objects))))
-    if c.except_ids:
-        must_not.append(qe.HasIdCondition(set(c.except_ids)))
+    must = [qe.Filter(should=[qe.Filter(must=[_term(t) for t in branch]) for branch in plan.either])] \
+        if plan.either else []
+    must += [_term(t) for t in plan.must]
+    must_not = [_term(t) for t in plan.must_not]
     return qe.Filter(must=must or None, must_not=must_not or None)
 
 

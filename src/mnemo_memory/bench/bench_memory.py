@@ -87,10 +87,31 @@ class Synthetic:
         return out
 
 
-def synthetic_arrays(n: int, seed: int = 0) -> Synthetic:
+PATROL_START_H = 8.0  # with a patrol (synthetic_arrays), each day's patrol starts at 08:00
+
+
+def patrol_stamps(seconds: np.ndarray, hours: float) -> np.ndarray:
+    """Clock stamps of moments given in seconds of patrol time, for patrols of ``hours`` a day."""
+    per_day = hours * 3600.0
+    return np.floor(seconds / per_day) * 86400.0 + PATROL_START_H * 3600.0 + np.mod(seconds, per_day)
+
+
+def patrol_seconds(stamp: float, hours: float) -> float:
+    """Seconds of patrol time up to a clock stamp (the inverse of patrol_stamps inside a patrol)."""
+    day, clock = divmod(stamp, 86400.0)
+    return day * hours * 3600.0 + min(max(clock - PATROL_START_H * 3600.0, 0.0), hours * 3600.0)
+
+
+def synthetic_arrays(n: int, seed: int = 0, patrol: tuple[float, float] | None = None) -> Synthetic:
+    """``patrol`` (records per second, hours a day): the stamps of a robot that records at that rate
+    while it patrols that many hours a day (n / rate seconds of patrol); without it, n records
+    spread over 5 days."""
     rng = np.random.default_rng(seed)
     words = _words()
-    stamps = np.sort(rng.uniform(0, 5 * 86400, n))
+    if patrol is None:
+        stamps = np.sort(rng.uniform(0, 5 * 86400, n))
+    else:
+        stamps = patrol_stamps(np.sort(rng.uniform(0, n / patrol[0], n)), patrol[1])
     xs, ys, yaws = rng.uniform(0, 20, n), rng.uniform(0, 10, n), rng.uniform(-math.pi, math.pi, n)
     n_labels = rng.integers(2, 5, n)
     label_idx = np.argsort(rng.random((n, len(LABELS))), axis=1)[:, :4]

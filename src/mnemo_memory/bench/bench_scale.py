@@ -10,11 +10,13 @@ however loaded the machine is), resident memory (RSS, split into anonymous and f
 and disk per record; optionally the text query over DDS through the memory node.
 
     python src/mnemo_memory/bench/bench_scale.py [--sizes 100000 1000000] [--tuning default|before]
-        [--queries 200] [--dds] [--keep DIR] [--sightings]
+        [--queries 200] [--dds] [--keep DIR] [--sightings] [--patrol RATE HOURS]
 
 Records are bench_memory.py's synthetic patrol records (5 days, 20 x 10 m, 6 rooms, structured
 caption-like embeddings; precomputed: embedding 1M captions with MiniLM on 2 CPUs takes hours) with
-deterministic ids. They carry no object sightings' vectors, so only the view index is filled; with
+deterministic ids. 1M records within 5 days are seven times as dense in time as a robot's month
+(the scale issue's robot: one record a second, 8 hours a day, about 29k a day); ``--patrol 1 8``
+gives them that robot's stamps instead (1M: 35 days), and asks the time queries about patrol hours. They carry no object sightings' vectors, so only the view index is filled; with
 ``--sightings`` each of a record's 2-4 sightings also gets a vector (its label, colour and room word
 vectors and noise, made as the records' own embeddings are) and an instance id per (label, colour,
 room), so the object index fills too, and object search is timed.
@@ -135,17 +137,22 @@ def disk_bytes(root: Path) -> int:
 
 
 # -- serve: reopen and query in a fresh process ------------------------------------------------
-def queries_of(count: int, span: float) -> list[dict]:
+def queries_of(count: int, span: float, patrol_hours: float = 0.0) -> list[dict]:
     """bench_memory's queries, their time windows moved into the stamps' span [0, span] (a growing
-    store's first records cover less than the 5 days)."""
+    store's first records cover less than the 5 days). ``patrol_hours``: the records are those of
+    daily patrols (``bm.synthetic_arrays``), and so are the moments asked about."""
     qs = bm.make_queries(count)
     for q in qs:
-        q["since"] *= span / (5 * 86400)
+        if patrol_hours:
+            at = q["since"] / (5 * 86400) * bm.patrol_seconds(span, patrol_hours)
+            q["since"] = float(bm.patrol_stamps(np.array([at]), patrol_hours)[0])
+        else:
+            q["since"] *= span / (5 * 86400)
         q["until"] = q["since"] + 3600.0
     return qs
 
 
-def serve(root: Path, span: float, count: int, tuning_name: str) -> dict:
+def serve(root: Path, span: float, count: int, tuning_name: str, patrol_hours: float = 0.0) -> dict:
     """Run in a fresh process: reopen, query, report (JSON on stdout)."""
     from mnemo_common.types import MemoryFilter
     from mnemo_memory.edge_store import EdgeStore
@@ -154,7 +161,7 @@ def serve(root: Path, span: float, count: int, tuning_name: str) -> dict:
     store = EdgeStore(root, bm.MODEL, bm.DIM, tuning=tuning(tuning_name))
     store.count()
     reopen, reopen_cpu = time.perf_counter() - t, time.process_time() - cpu
-    qs = queries_of(count, span)
+    qs = queries_of(count, span, patrol_hours)
     t = time.perf_counter()
     store.search_text(qs[0]["vec"], 10)
     first = time.perf_counter() - t
@@ -224,17 +231,20 @@ def dds_notes(root: Path, count: int) -> list[str]:
 
 def report(root: Path, data: "bm.Synthetic", n: int, args, built: dict) -> None:
     span = float(data.stamps[n - 1])
-    qs = queries_of(args.queries, span)
+    hours = args.patrol[1] if args.patrol else 0.0
+    qs = queries_of(args.queries, span, hours)
     # exact search over the views' vectors; with sightings the text query ranks records by their
     # sightings as well (query_plans._ranked), which that search does not: no recall then
     want = {} if built.get("sightings") else exact(data, n, qs)
     proc = subprocess.run([sys.executable, __file__, "--serve", str(root), "--serve-span", repr(span), "--tuning",
-                           args.tuning, "--queries", str(args.queries)], capture_output=True, text=True)
+                           args.tuning, "--queries", str(args.queries), "--serve-patrol-hours", repr(hours)],
+                          capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(proc.stderr[-3000:])
     served = json.loads(proc.stdout.strip().splitlines()[-1])
     disk = disk_bytes(root)
-    print(f"\n## {n:,} records, tuning {args.tuning}")
+    print(f"\n## {n:,} records over {span / 86400:.1f} days, tuning {args.tuning}"
+          + (f", patrols of {args.patrol[1]:g} h a day at {args.patrol[0]:g} records/s" if args.patrol else ""))
     if built["from"] < n:
         print(f"ingest of records {built['from']:,}-{n:,}: {built['records_per_s_add']:,.0f} rec/s in add; index "
               f"{built['index_s']:.0f} s in {built['index_passes']} passes (longest {built['worst_pass_s']:.1f} s) + "
@@ -272,12 +282,17 @@ def main(argv=None) -> int:
     parser.add_argument("--sightings", action="store_true", help="also index every record's object sightings")
     parser.add_argument("--keep", type=Path, default=None, help="build the stores here and keep them (reused if present)")
     parser.add_argument("--serve", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--patrol", type=float, nargs=2, default=None, metavar=("RATE", "HOURS"),
+                        help="records made at RATE per second during patrols of HOURS a day (e.g. 1 8: a robot's "
+                             "month is about 1M records), and queries asked about patrol times; default: all "
+                             "records within 5 days")
     parser.add_argument("--serve-span", type=float, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-patrol-hours", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve is not None:
         if not (Path(args.serve) / "meta.json").is_file():  # (opening a path without a store creates one)
             parser.error(f"--serve {args.serve}: no memory store there (no meta.json)")
-        print(json.dumps(serve(args.serve, args.serve_span, args.queries, args.tuning)))
+        print(json.dumps(serve(args.serve, args.serve_span, args.queries, args.tuning, args.serve_patrol_hours)))
         return 0
     base = args.keep or Path(tempfile.mkdtemp(prefix="bench_scale_"))
     print(f"tuning {args.tuning}; {load()} on {os.cpu_count()} CPUs", flush=True)
@@ -286,10 +301,12 @@ def main(argv=None) -> int:
         for n in args.sizes:
             if data is None or not args.grow:
                 t = time.perf_counter()
-                data = bm.synthetic_arrays(max(args.sizes) if args.grow else n)
+                data = bm.synthetic_arrays(max(args.sizes) if args.grow else n,
+                                           patrol=tuple(args.patrol) if args.patrol else None)
                 print(f"{len(data.stamps):,}: synthetic arrays in {time.perf_counter() - t:.0f} s", file=sys.stderr,
                       flush=True)
-            name = f"{args.tuning}_{max(args.sizes) if args.grow else n}" + ("_sightings" if args.sightings else "")
+            name = f"{args.tuning}_{max(args.sizes) if args.grow else n}" + ("_sightings" if args.sightings else "") \
+                + (f"_patrol_{args.patrol[0]:g}_{args.patrol[1]:g}" if args.patrol else "")
             root = base / name / "memory" / "mnemo_memory"
             built = build(root, data, args.tuning, n, args.sightings)
             report(root, data, n, args, built)

@@ -9,7 +9,8 @@ from typing import Optional, Sequence
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity, Sighting
 from mnemo_planner.calendar import Calendar
-from mnemo_planner.grounding import Grounding
+from mnemo_planner.grounding import NEED, UNRELATED, Grounding
+from mnemo_planner.hypotheses import need_fit
 from mnemo_planner.matching import Similarity
 from mnemo_planner.values import word_in_values
 from mnemo_planner.wording import norm, respell
@@ -57,7 +58,7 @@ class Answerer:
         since, until = self._window(req)
         kind = req.kind
         if kind == rq.COUNT:
-            return self.count(req, g, since, until)
+            return self.count(g, since, until)
         if kind == rq.ATTRIBUTE and ranked:
             return self.attribute(req, ranked[0])
         if kind == rq.WHAT_AT or (not ranked and (g.fixtures or g.rooms) and kind != rq.WHICH):
@@ -75,6 +76,8 @@ class Answerer:
     def _about(self, req: rq.Request, g: Grounding, e: Entity, kind: str, since: float, until: float) -> str:
         seen = self._at_place(e, g, since, until) if (g.fixtures or g.rooms) and kind == rq.WITH else \
             [s for s in e.sightings if s.support and s.since <= until and s.until >= since]
+        if kind == rq.WITH and req.place and not (seen and (g.fixtures or g.rooms)):
+            seen = self._at_place_named(e, req.place, since, until) or seen
         last: Optional[Sighting] = max(seen, key=lambda s: min(s.until, until)) if seen else e.last_place(self.now)
         if last is None:
             return f"I have not seen the {e.label}."
@@ -91,6 +94,20 @@ class Answerer:
             return f"No, not {req.time_words or 'then'}; I last saw the {e.label} {self.where(last)} " \
                    f"{self.cal.describe(t, self.now)}."
         return f"I last saw the {e.label} {self.where(last)}, {self.cal.describe(t, self.now)}."
+
+    def _at_place_named(self, e: Entity, words: str, since: float, until: float) -> list[Sighting]:
+        """Where the thing was never seen at the place the words were taken to name (or at none): its
+        sightings at the fixture whose name the words come nearest, if related at all (they named that
+        one by another name)."""
+        options = [s for s in e.sightings if s.support and s.since <= until and s.until >= since]
+        if not options:
+            return []
+        names = [norm(self.b.fixture_label(s.support)) for s in options]
+        near = self.sim.matrix([norm(words)], names)[0]
+        if float(near.max()) < UNRELATED:
+            return []  # (no name of its places is related to the words)
+        best = names[int(near.argmax())]
+        return [s for s, name in zip(options, names) if name == best]
 
     def attribute(self, req: rq.Request, e: Entity) -> str:
         """"What colour is the umbrella": the value of the attribute whose name is nearest the word asked."""
@@ -129,14 +146,31 @@ class Answerer:
             return f"The {free[0]} one ({seen.label})."
         return "I cannot tell which one."
 
-    def count(self, req: rq.Request, g: Grounding, since: float, until: float) -> str:
+    def count(self, g: Grounding, since: float, until: float) -> str:
         labels = set(g.labels[:1]) | {lab for lab, sc in g.label_scores.items() if sc >= 0.99}
+        hedge = ""
+        if not labels:  # words that name no kind seen: the kind seen there that they come nearest
+            nearest = self._nearest_there(g, since, until)
+            if nearest:
+                labels, hedge = {nearest}, f"Nothing I saw went by the name {g.named or g.need or g.thing}; " \
+                                           f"the nearest is the {nearest}. "
         found = [e for e in self.b.entities.values() if e.label in labels and self._at_place(e, g, since, until)]
         where = f" in the {g.rooms[0].replace('_', ' ')}" if g.rooms else \
             (f" on the {self.b.fixture_label(g.fixtures[0])}" if g.fixtures else "")
         label = next(iter(labels), "of them")
         plural = label if len(found) == 1 or label.endswith("s") or not labels else label + "s"
-        return f"I saw {len(found)} {plural}{where}."
+        return f"{hedge}I saw {len(found)} {plural}{where}."
+
+    def _nearest_there(self, g: Grounding, since: float, until: float) -> str:
+        """The label of the things seen at the place asked about (anywhere, when none is) that the
+        request's words come nearest, at least ``NEED`` near; "" when none does."""
+        words = g.named or g.need or g.thing
+        ents = [e for e in self.b.entities.values() if not (g.fixtures or g.rooms) or self._at_place(e, g, since, until)]
+        if not words.strip() or not ents:
+            return ""
+        sims = need_fit(self.sim, words, ents)
+        best = max(range(len(ents)), key=lambda i: sims[i])
+        return ents[best].label if sims[best] >= NEED else ""
 
     def what_at(self, g: Grounding, since: float, until: float) -> str:
         found = [e for e in self.b.entities.values() if self._at_place(e, g, since, until)]

@@ -65,7 +65,8 @@ def told_at(s: str) -> int:
 def mend_told(s: str) -> str:
     """Right after "tell me" a question word or a clause is due: a word there one slip from a question
     word is that word when it is no word of the language, or a verb that cannot open a clause ("tell me
-    wher ...", "tell me were the dax is"); "tell me that ..." stays."""
+    wher ...", "tell me were the dax is"); "tell me that ..." stays. So is such a word opening the question
+    before an auxiliary verb."""
     def mend(m: re.Match) -> str:
         w = m.group(2)
         if w in AUXILIARIES or (w not in STOPWORDS and not lexicon().knows(w)):
@@ -73,7 +74,13 @@ def mend_told(s: str) -> str:
             if wh:
                 return m.group(1) + wh
         return m.group(0)
-    return re.sub(rf"((?:{_TELL.pattern})\s+)([a-z]+)\b", mend, s)
+    s = re.sub(rf"((?:{_TELL.pattern})\s+)([a-z]+)\b", mend, s)
+    # the same slip opening a question, before the auxiliary verb that follows a question word there
+    # ("were did the dax go", "wher is it"; "were you there" stays)
+    return re.sub(rf"^(\W*)([a-z]+)(?=\s+{_OPENING_AUX}\b)", mend, s)
+
+
+_OPENING_AUX = r"(?:do|does|did|is|are|was|were|has|have|had|can|could|would|will|should|might|may)"
 
 
 _ACT = re.compile(r"\b(?:bring|fetch|grab|hand|pass|get|give|find|take|carry|pick)\b")
@@ -97,6 +104,9 @@ def is_question(sentence: str) -> bool:
     # a question of fact asked otherwise ("... was it the red one?"), not a plea for help ("can you help?")
     if re.search(r"\b(?:where|when|how many|which)\b[^,.;!?]*\?$", s):
         return True  # "I can't find the gizmos, where are they?": the question closes the sentence
+    closing = re.search(r"\b(?:where|when|how many|which)\b[^,.;!?]*,([^,.;!?]*)\?$", s)
+    if closing and not _ACT.search(closing.group(1)) and len(closing.group(1).split()) <= 4:
+        return True  # ... but for a few words after it that ask nothing of the robot (a thanks, a name)
     if not s.endswith("?") or _ACT.search(s):
         return False
     if re.search(r"\b(?:where|when|how many|which|what)\b", s):

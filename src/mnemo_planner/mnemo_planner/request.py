@@ -200,6 +200,13 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         else (FETCH, "")
     if intent == RECALL and options and (asks_which or kind in (WHERE, SEEN, WHAT_AT)):
         kind = WHICH
+    # "what is in the crate besides the gizmo", "apart from the gizmo, what ...": what else was with it there
+    companion = None
+    if intent == RECALL and kind in (WHAT_AT, WHERE, WITH):
+        companion, s = _take(r",?\s*\b(?:besides|apart from|aside from)\s+(?:the|a|an|my|our|your|his|her|their)\s+"
+                             r"(?!(?:one|ones)\b)([\w' \-]+?)(?=\s*(?:[,.;!?]|$))", s)
+    if companion:
+        kind = WITH
     asks = ""
     m = re.search(r"\bwhat\s+(?:is\s+the\s+|was\s+the\s+|'s\s+the\s+)?([a-z]+)\s+(?:is|was|of|does|did|has)\b", s)
     if intent == RECALL and m and m.group(1) not in STOPWORDS and kind in (WHAT_AT, WHERE):
@@ -260,6 +267,10 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         elif content_words(where):
             place = f"{where} {relation} the {place}"
         words = content_words(noun_phrase(company.group(1)))
+    if companion and content_words(noun_phrase(companion.group(1))):
+        if not place and m and content_words(noun_phrase(m.group(1))):
+            relation, place = "at", noun_phrase(m.group(1))  # ("what else did the crate hold": the crate)
+        words = content_words(noun_phrase(companion.group(1)))
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""

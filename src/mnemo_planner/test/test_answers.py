@@ -139,3 +139,35 @@ def test_a_thing_asked_about_by_a_name_no_label_bears_is_answered_about_the_near
     assert "nearest is the bowl" in a and "crate" in a and "not seen" not in a, a
     a = _answer(sim, b, "Did you see the pottery today?")
     assert "bowl" not in a, a
+
+
+def test_a_count_by_a_name_no_label_bears_counts_the_nearest_kind_seen_at_the_place_saying_so(sim):
+    """"How much pottery in the den": no thing seen went by that name; of the kinds seen in the den the
+    bowl comes nearest (the mug, seen only in the atrium, is not counted however near), and the answer
+    says it counted the nearest kind rather than "0 of them"."""
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth", "den"), _fixture("crate_1", "crate", "atrium"),
+                 _node("b1", "bowl", [(0.0, NOW, "plinth_1")]), _node("b2", "bowl", [(0.0, NOW, "plinth_1")]),
+                 _node("m1", "mug", [(0.0, NOW, "crate_1")]), _node("w1", "widget", [(0.0, NOW, "plinth_1")])])
+    a = _answer(sim, b, "How much pottery did you see in the den?")
+    assert "nearest is the bowl" in a and "2 bowls" in a, a
+    # a name the home knows is counted as before, without a hedge
+    a = _answer(sim, b, "How many mugs did you see in the den?")
+    assert a == "I saw 0 mugs in the den.", a
+
+
+def test_what_else_was_with_a_thing_at_a_place_named_otherwise_is_answered_at_the_place_so_named(sim):
+    """"Apart from the gizmo, what was in the dax cupboard": the words name the home's cupboard by its head,
+    but the gizmo was never seen there; it was seen in the dax cabinet (with a widget) and later on the
+    plinth. The question is about the place its words come nearest among the gizmo's, not its last place."""
+    b = Beliefs()
+    earlier = 2 * DAY
+    b.add_nodes([_fixture("cupboard_1", "cupboard", "den"), _fixture("cabinet_1", "dax cabinet", "hall"),
+                 _fixture("plinth_1", "plinth", "den"),
+                 _node("g1", "gizmo", [(0.0, earlier, "cabinet_1"), (earlier + 60.0, NOW, "plinth_1")]),
+                 _node("w1", "widget", [(0.0, earlier, "cabinet_1")]),
+                 _node("q1", "quibble", [(earlier + 60.0, NOW, "plinth_1")])])
+    r = rq.parse("Apart from the gizmo, what was inside the dax cupboard?", NOW)
+    assert r.kind == rq.WITH and r.words == ("gizmo",) and r.place == "dax cupboard", r
+    a = _answer(sim, b, "Apart from the gizmo, what was inside the dax cupboard?")
+    assert "widget" in a and "dax cabinet" in a and "quibble" not in a, a

@@ -280,6 +280,17 @@ def test_a_question_by_inversion_with_you_and_a_slip_where_a_question_word_is_du
         assert rq.parse(text, NOW).intent == rq.FETCH, text
     # "let me know that ...": a clause, no question word slipped
     assert rq.parse("I want the dax, let me know that you have it.", NOW).intent == rq.FETCH
+    # the same slip opening a question, before the auxiliary a question word takes; "were you" stays
+    r = rq.parse("Were did the vorple blick end up?", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.WHERE and "blick" in r.words
+    assert rq.parse("Were you near the dax? Fetch it.", NOW).intent == rq.FETCH
+
+
+def test_a_question_closing_the_sentence_may_be_followed_by_a_few_words_that_ask_nothing():
+    r = rq.parse("I have mislaid the vorple blick, where is it, Zog?", NOW)
+    assert r.intent == rq.RECALL and r.kind == rq.WHERE and r.words[-2:] == ("vorple", "blick")
+    # words after it that ask the robot to act keep the request a fetch
+    assert rq.parse("I have mislaid the blick, where is it, would you carry it over here?", NOW).intent == rq.FETCH
 
 
 def test_a_function_word_used_as_a_measure_of_a_thing_is_part_of_its_name():

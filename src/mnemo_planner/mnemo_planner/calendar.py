@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Optional
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_GONE = r"(?:\s+(?:just\s+)?(?:gone|past)\b)?"  # after a weekday: the one before today
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (17, 24)}
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven)"
@@ -110,8 +111,9 @@ class Calendar:
             (rf"\b{_NUM}\s+days?\s+(?:ago|back|before)\b", lambda m: self._day(now, _n(m.group(1)))),
             (rf"\b{_NUM}\s+hours?\s+ago\b", lambda m: (now - (_n(m.group(1)) + 0.5) * 3600, now - max(0, _n(m.group(1)) - 0.5) * 3600)),
             (r"\b(?:earlier\s+)?today\b|\bearlier(?:\s+on)?\b", lambda m: (today, now)),
-            (rf"\b(?:on|last|this past)\s+({'|'.join(WEEKDAYS)})\b", lambda m: self._weekday(now, m.group(1))),
-            (rf"\b({'|'.join(WEEKDAYS)})\b", lambda m: self._weekday(now, m.group(1))),
+            # ("on tuesday just gone", "tuesday past": the last one, as a weekday alone means)
+            (rf"\b(?:on|last|this past)\s+({'|'.join(WEEKDAYS)})\b{_GONE}", lambda m: self._weekday(now, m.group(1))),
+            (rf"\b({'|'.join(WEEKDAYS)})\b{_GONE}", lambda m: self._weekday(now, m.group(1))),
             (r"\blast week\b", lambda m: (self.day_start(now, 7), today)),
             (r"\b(?:the other day|a few days ago|a couple of days ago|recently|the last few days)\b",
              lambda m: (self.day_start(now, 6), today)),

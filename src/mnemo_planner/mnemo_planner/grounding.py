@@ -180,15 +180,19 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     # slips mended against the names and attribute words known, for every use of the words below
     req = replace(req, words=tuple(respell(list(req.words), [*beliefs.labels(), *sorted(beliefs.value_words())])))
     inner = re.match(r"(.+?)\s+(?:on|in|at|inside|under|by)\s+(?:the|a|an|my|our|your)\s+(.+)$", req.place)
-    if req.kind == "with" and inner and not named(match_labels(sim, list(req.words), beliefs.labels())) and named(
-            match_labels(sim, content_words(inner.group(1)), beliefs.labels())):
+    if req.kind == "with" and not req.companion and inner and \
+            not named(match_labels(sim, list(req.words), beliefs.labels())) and \
+            named(match_labels(sim, content_words(inner.group(1)), beliefs.labels())):
         # "what was beside the mauve gizmo on the plinth in the den": the thing, then its place
         req = replace(req, words=tuple(content_words(inner.group(1))), place=inner.group(2))
     words = list(req.words)
     labels = beliefs.labels()
-    if req.kind == "with" or req.match:  # "what was next to X on Y", "like the X on Y": X may sit in the place slot,
-        alone = match_labels(sim, words, labels, text=req.phrase)  # unless the words before it name a thing
-        if not alone or alone[0].score < PROBABLE:  # (the place's words must not outbid them: "the dax seat")
+    # "what was next to X on Y", "like the X on Y": X may sit in the place slot, unless the words before it
+    # name a thing (the place's words must not outbid them: "the dax seat"); never where the question said
+    # which words are the thing ("what is in Y besides X")
+    if (req.kind == "with" and not req.companion) or req.match:
+        alone = match_labels(sim, words, labels, text=req.phrase)
+        if not alone or alone[0].score < PROBABLE:
             words += content_words(req.place)
     matches = match_labels(sim, words, labels, text=f"{req.phrase} {req.place}")
     place = ground_place(sim, beliefs, req.place) if req.place else ([], [])

@@ -67,6 +67,7 @@ class Request:
     context: str = ""  # the other sentences
     asks: str = ""  # the attribute a question asks for ("colour", "title")
     named: str = ""  # the noun phrase after the verb of asking ("" when only a need is stated)
+    companion: bool = False  # "what is in Y besides X": the words are X's and the place Y's, never swapped
 
 
 def _clean(text: str) -> str:
@@ -235,7 +236,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         relation, place = "at", motion.group("np").strip()
         s = s[:motion.start()] + " " + s[motion.end():]
     preps = "|".join(re.escape(p) for p in sorted(PREPOSITIONS, key=len, reverse=True))
-    for pm in ([] if motion else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;]|$|"
+    for pm in ([] if motion else re.finditer(rf"\b({preps})\s+(?:(?:one|any|either|each|some|all|none) of\s+)?(?:the|a|an|my|our|that|this)\s+(?P<np>[\w' \-]+?)(?=\s*(?:[,.!?;:]|$|"
                           rf"\b(?:yesterday|today|and|but|so|if|when|whenever|once|unless|while|that|which|please|for|to|earlier|last|this|"
                           rf"then|right|because|thanks|with|along|together|alongside|next|beside|has|have|had|is|are|was|were|there|"
                           rf"(?:at|after|before|during|around|since|until)(?!\s+(?:the|a|an|my|our|your|this|that)\b)|"
@@ -307,7 +308,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     return Request(text=raw, intent=intent, kind=kind, words=tuple(words), phrase=re.sub(r"\s+", " ", s).strip(),
                    quoted=quoted, owner=owner, relation=relation, place=place, window=window,
                    time_words=time_words.strip(), habit=habit, excluded=tuple(excluded), options=options,
-                   match=match, pronoun=pronoun, other=other, scope=scope, context=context, asks=asks, named=named)
+                   match=match, pronoun=pronoun, other=other, scope=scope, context=context, asks=asks, named=named,
+                   companion=bool(companion))
 
 
 def _asks_for_nothing(question: str) -> bool:

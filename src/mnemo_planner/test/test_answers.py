@@ -171,3 +171,17 @@ def test_what_else_was_with_a_thing_at_a_place_named_otherwise_is_answered_at_th
     assert r.kind == rq.WITH and r.words == ("gizmo",) and r.place == "dax cupboard", r
     a = _answer(sim, b, "Apart from the gizmo, what was inside the dax cupboard?")
     assert "widget" in a and "dax cabinet" in a and "quibble" not in a, a
+
+
+def test_what_else_was_at_a_place_besides_a_thing_by_a_name_no_label_bears_is_what_the_place_held(sim):
+    """"Besides the zorp, what is stashed in the dax box": no label is "zorp", so nothing is grounded as
+    the companion, and the place's words are not taken for it either (the "blick box" on the plinth shares
+    their head noun): the answer is what the dax chest held."""
+    b = Beliefs()
+    b.add_nodes([_fixture("chest_1", "dax chest", "den"), _fixture("plinth_1", "plinth", "atrium"),
+                 _node("w1", "widget", [(0.0, NOW, "chest_1")]), _node("q1", "quibble", [(0.0, NOW, "chest_1")]),
+                 _node("x1", "blick box", [(0.0, NOW, "plinth_1")])])
+    r = rq.parse("Besides the zorp, what is stashed in the dax box?", NOW)
+    assert r.companion and r.words == ("zorp",) and r.place == "dax box", r
+    a = _answer(sim, b, "Besides the zorp, what is stashed in the dax box?")
+    assert "widget" in a and "quibble" in a and "blick box" not in a, a

@@ -20,6 +20,9 @@ def test_simulator_clock_day0_is_a_monday():
     assert cal.window("this morning", now)[0] == (3 * D + 5 * H, 3 * D + 12 * H)
     assert cal.window("two days ago", now)[0] == (D, 2 * D)
     assert cal.window("the thing I want", now) == (None, "")
+    # a day of the week said to be gone or past is the last one, and those words belong to the time phrase
+    assert cal.window("on Tuesday just gone", now) == ((D, 2 * D), "on tuesday just gone")
+    assert cal.window("it was there Monday past", now) == ((0.0, D), "monday past")
     assert "yesterday" in cal.describe(2 * D + 9 * H, now) and "day 2" in cal.describe(2 * D + 9 * H, now)
 
 

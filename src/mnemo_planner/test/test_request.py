@@ -286,6 +286,13 @@ def test_a_question_by_inversion_with_you_and_a_slip_where_a_question_word_is_du
     assert rq.parse("Were you near the dax? Fetch it.", NOW).intent == rq.FETCH
 
 
+def test_a_place_before_a_colon_and_a_day_named_as_gone_leave_the_place_phrase_whole():
+    r = rq.parse("Two days ago, which of the daxes was on the plinth: the mauve one or the teal one?", NOW)
+    assert r.kind == rq.WHICH and r.place == "plinth" and r.options == ("mauve", "teal"), r
+    r = rq.parse("Which of the daxes was on the plinth on tuesday just gone, the mauve one or the teal one?", NOW)
+    assert r.place == "plinth" and r.time_words == "on tuesday just gone", r
+
+
 def test_a_question_closing_the_sentence_may_be_followed_by_a_few_words_that_ask_nothing():
     r = rq.parse("I have mislaid the vorple blick, where is it, Zog?", NOW)
     assert r.intent == rq.RECALL and r.kind == rq.WHERE and r.words[-2:] == ("vorple", "blick")

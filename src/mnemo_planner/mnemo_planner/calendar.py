@@ -111,7 +111,7 @@ class Calendar:
             (rf"\b{_NUM}\s+days?\s+(?:ago|back|before)\b", lambda m: self._day(now, _n(m.group(1)))),
             (rf"\b{_NUM}\s+hours?\s+ago\b", lambda m: (now - (_n(m.group(1)) + 0.5) * 3600, now - max(0, _n(m.group(1)) - 0.5) * 3600)),
             (r"\b(?:earlier\s+)?today\b|\bearlier(?:\s+on)?\b", lambda m: (today, now)),
-            # ("on tuesday just gone", "tuesday past": the last one, as a weekday alone means)
+            # (a day of the week said to be gone or past: the last one, as the day alone means)
             (rf"\b(?:on|last|this past)\s+({'|'.join(WEEKDAYS)})\b{_GONE}", lambda m: self._weekday(now, m.group(1))),
             (rf"\b({'|'.join(WEEKDAYS)})\b{_GONE}", lambda m: self._weekday(now, m.group(1))),
             (r"\blast week\b", lambda m: (self.day_start(now, 7), today)),

@@ -85,6 +85,11 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                     return norm(" ".join([f.label, *f.attributes.values()]))
                 by_attr = [fid for fid in fixtures if any(w in own(fid).split() for w in color)]
                 fixtures = by_attr or fixtures
+            if len(fixtures) > 1 and color and not chosen_rooms:
+                # the other words may name a room by another name (one of several crates, said with a
+                # word for its room that names no room outright): the fixtures' room they come clearly
+                # nearest, as for a room named alone
+                fixtures = _in_room_named(sim, beliefs, color, fixtures)
             if len({beliefs.fixture_label(fid) for fid in fixtures}) > 1:
                 # labels alike by their head ("the gizmo table" of several tables): nearest whole name first
                 near = sim.matrix([" ".join(rest)], [norm(beliefs.fixture_label(fid)) for fid in fixtures])[0]
@@ -96,6 +101,19 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         if near[order[0]] >= ROOM_CLEAR and near[order[0]] - near[order[1]] >= ROOM_MARGIN:
             chosen_rooms = [list(room_names.values())[order[0]]]
     return fixtures, chosen_rooms
+
+
+def _in_room_named(sim: Similarity, beliefs: Beliefs, words: list[str], fixtures: list[str]) -> list[str]:
+    """Of fixtures in several rooms, those in the room the words come clearly nearest (at least
+    ``ROOM_CLEAR``, ``ROOM_MARGIN`` nearer than each other room of theirs); all of them otherwise."""
+    rooms = sorted({beliefs.fixtures[fid].room for fid in fixtures if beliefs.fixtures[fid].room})
+    if len(rooms) < 2:
+        return fixtures
+    near = sim.matrix([" ".join(words)], [r.replace("_", " ") for r in rooms])[0]
+    order = np.argsort(-near)
+    if near[order[0]] < ROOM_CLEAR or near[order[0]] - near[order[1]] < ROOM_MARGIN:
+        return fixtures
+    return [fid for fid in fixtures if beliefs.fixtures[fid].room == rooms[order[0]]]
 
 
 def kin_fixtures(beliefs: Beliefs, fixtures: list[str], rooms: list[str]) -> list[str]:

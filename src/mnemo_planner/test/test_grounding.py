@@ -380,3 +380,12 @@ def test_a_question_about_one_thing_may_hold_it_in_the_place_slot_though_its_wor
     # a question about what a place holds keeps its place
     g = ground(sim, b, rq.parse("What was on the plinth in the atrium?", NOW))
     assert g.fixtures == ["plinth_1"] and not g.labels, g
+
+
+def test_a_room_named_by_another_name_picks_which_of_alike_fixtures_is_meant(sim):
+    """Two plinths, one in the hallway and one in the den; "the plinth in the entryway" names no room of
+    the home as a place phrase would (below PLACE), but of the plinths' rooms it is clearly the hallway's."""
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth", "hallway"), _fixture("plinth_2", "plinth", "den")])
+    assert ground_place(sim, b, "the plinth in the entryway")[0] == ["plinth_1"]
+    assert sorted(ground_place(sim, b, "the plinth")[0]) == ["plinth_1", "plinth_2"]

@@ -85,10 +85,10 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                     return norm(" ".join([f.label, *f.attributes.values()]))
                 by_attr = [fid for fid in fixtures if any(w in own(fid).split() for w in color)]
                 fixtures = by_attr or fixtures
-            if len(fixtures) > 1 and color and not chosen_rooms:
+            if len(fixtures) > 1 and color and not rm:
                 # the other words may name a room by another name (one of several crates, said with a
-                # word for its room that names no room outright): the fixtures' room they come clearly
-                # nearest, as for a room named alone
+                # word for its room that names no room of the home outright): the fixtures' room they
+                # come clearly nearest, as for a room named alone
                 fixtures = _in_room_named(sim, beliefs, color, fixtures)
             if len({beliefs.fixture_label(fid) for fid in fixtures}) > 1:
                 # labels alike by their head ("the gizmo table" of several tables): nearest whole name first

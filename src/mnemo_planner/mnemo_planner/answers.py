@@ -9,8 +9,8 @@ from typing import Optional, Sequence
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity, Sighting
 from mnemo_planner.calendar import Calendar
-from mnemo_planner.grounding import NEED, UNRELATED, Grounding
-from mnemo_planner.hypotheses import need_fit
+from mnemo_planner.grounding import UNRELATED, Grounding
+from mnemo_planner.hypotheses import nearest_label, need_fit
 from mnemo_planner.matching import Similarity
 from mnemo_planner.values import word_in_values
 from mnemo_planner.wording import norm, respell
@@ -25,6 +25,16 @@ def _listing(labels: Sequence[str]) -> str:
     if len(items) <= 1:
         return items[0] if items else "nothing"
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _stand_in_note(words: str, label: str) -> str:
+    """What an answer about the nearest known kind opens with, when the words named no kind seen."""
+    return f"Nothing I saw went by the name {words}; the nearest is the {label}. "
+
+
+def _placed(e: Entity, since: float, until: float) -> list[Sighting]:
+    """The thing's sightings at a fixture that overlap [since, until]."""
+    return [s for s in e.sightings if s.support and s.since <= until and s.until >= since]
 
 
 class Answerer:
@@ -69,13 +79,12 @@ class Answerer:
             return "I have not seen it" + (f" {req.time_words}" if req.time_words else "") + "."
         e = ranked[0]
         if g.stand_in:  # (hypotheses._stand_ins)
-            return f"Nothing I saw went by the name {g.named or g.thing}; the nearest is the {e.label}. " + \
-                self._about(req, g, e, kind, since, until)
+            return _stand_in_note(g.named or g.thing, e.label) + self._about(req, g, e, kind, since, until)
         return self._about(req, g, e, kind, since, until)
 
     def _about(self, req: rq.Request, g: Grounding, e: Entity, kind: str, since: float, until: float) -> str:
         seen = self._at_place(e, g, since, until) if (g.fixtures or g.rooms) and kind == rq.WITH else \
-            [s for s in e.sightings if s.support and s.since <= until and s.until >= since]
+            _placed(e, since, until)
         if kind == rq.WITH and req.place and not (seen and (g.fixtures or g.rooms)):
             seen = self._at_place_named(e, req.place, since, until) or seen
         last: Optional[Sighting] = max(seen, key=lambda s: min(s.until, until)) if seen else e.last_place(self.now)
@@ -99,7 +108,7 @@ class Answerer:
         """Where the thing was never seen at the place the words were taken to name (or at none): its
         sightings at the fixture whose name the words come nearest, if related at all (they named that
         one by another name)."""
-        options = [s for s in e.sightings if s.support and s.since <= until and s.until >= since]
+        options = _placed(e, since, until)
         if not options:
             return []
         names = [norm(self.b.fixture_label(s.support)) for s in options]
@@ -152,8 +161,7 @@ class Answerer:
         if not labels:  # words that name no kind seen: the kind seen there that they come nearest
             nearest = self._nearest_there(g, since, until)
             if nearest:
-                labels, hedge = {nearest}, f"Nothing I saw went by the name {g.named or g.need or g.thing}; " \
-                                           f"the nearest is the {nearest}. "
+                labels, hedge = {nearest}, _stand_in_note(g.named or g.need or g.thing, nearest)
         found = [e for e in self.b.entities.values() if e.label in labels and self._at_place(e, g, since, until)]
         where = f" in the {g.rooms[0].replace('_', ' ')}" if g.rooms else \
             (f" on the {self.b.fixture_label(g.fixtures[0])}" if g.fixtures else "")
@@ -168,9 +176,7 @@ class Answerer:
         ents = [e for e in self.b.entities.values() if not (g.fixtures or g.rooms) or self._at_place(e, g, since, until)]
         if not words.strip() or not ents:
             return ""
-        sims = need_fit(self.sim, words, ents)
-        best = max(range(len(ents)), key=lambda i: sims[i])
-        return ents[best].label if sims[best] >= NEED else ""
+        return nearest_label(need_fit(self.sim, words, ents), ents)
 
     def what_at(self, g: Grounding, since: float, until: float) -> str:
         found = [e for e in self.b.entities.values() if self._at_place(e, g, since, until)]

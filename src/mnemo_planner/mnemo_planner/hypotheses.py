@@ -113,11 +113,20 @@ def _stand_ins(g: Grounding, sims: list[float], ents: list[Entity]) -> list[tupl
     the things of the label nearest the words (``sims``: ``need_fit`` of each thing, at least ``NEED``),
     last seen first, marked as stand-ins for an answer that says so, rather than "not seen" (the thing
     is most likely known by another name)."""
-    if not sims or max(sims) < NEED:
+    label = nearest_label(sims, ents)
+    if not label:
         return []
-    label = ents[max(range(len(ents)), key=lambda i: sims[i])].label
     g.stand_in = True
     return sorted(((s, e) for s, e in zip(sims, ents) if e.label == label), key=lambda x: (-x[1].last_seen, x[1].key))
+
+
+def nearest_label(sims: Sequence[float], ents: Sequence[Entity]) -> str:
+    """The label of the thing whose similarity (``sims``, one per thing) is highest, if at least ``NEED``;
+    "" otherwise."""
+    if not sims:
+        return ""
+    best = max(range(len(ents)), key=lambda i: sims[i])
+    return ents[best].label if sims[best] >= NEED else ""
 
 
 def need_fit(sim: Similarity, need: str, ents: Sequence[Entity]) -> list[float]:

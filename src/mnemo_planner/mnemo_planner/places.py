@@ -96,24 +96,27 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
                 fixtures = [fid for _, fid in sorted(zip(-near, fixtures), key=lambda x: x[0])]
     if not fixtures and not chosen_rooms and len(room_names) > 1:
         # another name of a room (a home has a handful, each named by its kind): the one clearly nearest
-        near = sim.matrix([" ".join(words)], list(room_names))[0]
-        order = np.argsort(-near)
-        if near[order[0]] >= ROOM_CLEAR and near[order[0]] - near[order[1]] >= ROOM_MARGIN:
-            chosen_rooms = [list(room_names.values())[order[0]]]
+        room = _clearly_nearest_room(sim, words, list(room_names.values()))
+        chosen_rooms = [room] if room else []
     return fixtures, chosen_rooms
+
+
+def _clearly_nearest_room(sim: Similarity, words: list[str], rooms: list[str]) -> str:
+    """Of two or more rooms, the one the words come at least ``ROOM_CLEAR`` near and ``ROOM_MARGIN``
+    nearer than every other; "" when none does."""
+    near = sim.matrix([" ".join(words)], [r.replace("_", " ") for r in rooms])[0]
+    order = np.argsort(-near)
+    if near[order[0]] < ROOM_CLEAR or near[order[0]] - near[order[1]] < ROOM_MARGIN:
+        return ""
+    return rooms[order[0]]
 
 
 def _in_room_named(sim: Similarity, beliefs: Beliefs, words: list[str], fixtures: list[str]) -> list[str]:
     """Of fixtures in several rooms, those in the room the words come clearly nearest (at least
     ``ROOM_CLEAR``, ``ROOM_MARGIN`` nearer than each other room of theirs); all of them otherwise."""
     rooms = sorted({beliefs.fixtures[fid].room for fid in fixtures if beliefs.fixtures[fid].room})
-    if len(rooms) < 2:
-        return fixtures
-    near = sim.matrix([" ".join(words)], [r.replace("_", " ") for r in rooms])[0]
-    order = np.argsort(-near)
-    if near[order[0]] < ROOM_CLEAR or near[order[0]] - near[order[1]] < ROOM_MARGIN:
-        return fixtures
-    return [fid for fid in fixtures if beliefs.fixtures[fid].room == rooms[order[0]]]
+    room = _clearly_nearest_room(sim, words, rooms) if len(rooms) > 1 else ""
+    return [fid for fid in fixtures if beliefs.fixtures[fid].room == room] if room else fixtures
 
 
 def kin_fixtures(beliefs: Beliefs, fixtures: list[str], rooms: list[str]) -> list[str]:

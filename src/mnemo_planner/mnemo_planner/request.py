@@ -268,10 +268,11 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         elif content_words(where):
             place = f"{where} {relation} the {place}"
         words = content_words(noun_phrase(company.group(1)))
-    if companion and content_words(noun_phrase(companion.group(1))):
+    companion_words = content_words(noun_phrase(companion.group(1))) if companion else []
+    if companion_words:
         if not place and m and content_words(noun_phrase(m.group(1))):
             relation, place = "at", noun_phrase(m.group(1))  # ("what else did the crate hold": the crate)
-        words = content_words(noun_phrase(companion.group(1)))
+        words = companion_words
     if pronoun_only(s) and context:  # "where are my gizmos? bring them over": the thing is in the context
         words = content_words(fix_words(QUOTED.sub(" ", context.lower())))
     named = ""

@@ -244,7 +244,7 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
         looked = (not container or f.open) and \
             f.last_seen > (last_seen + LOOKED_MARGIN if last_seen is not None else float("-inf"))
         score = float(p) - (LOOKED_AT if looked else 0.0) + (2.0 if fid in scope else 0.0)
-        if not container:
+        if not container and last_seen is not None:  # (where things get put down: a thing seen about)
             score += HUB * hubs.get(fid, 0) / top
         if g.fixtures and fid in g.fixtures:
             score += 1.0

@@ -145,7 +145,9 @@ class GeneralPolicy:
             # "check the crates": the places named are searched before what is known elsewhere (a scope
             # carried over from the request before only comes first among places never searched)
             places = [p for p in places if p.fixture in t.g.scope]
-        thing = t.g.labels[0] if t.g.labels else (t.g.named or t.g.thing or t.g.need or t.req.phrase)
+        # a thing the home never showed by that name is weighed against the places as the whole request
+        # puts it: its name alone, or a need's content words, say less of where it is kept
+        thing = t.g.labels[0] if t.g.labels else t.req.text
         last = max((e.last_seen for _, e in t.ranked), default=None)
         skip = t.locked | {p.fixture for p in places}
         places += search_places(self.sim, self.beliefs, thing, t.g, skip, t.here, last, t.g.scope)

@@ -6,8 +6,12 @@ the belief and the task goes on."""
 from __future__ import annotations
 
 from mnemo_common.skill_codes import SkillCode
+from mnemo_planner.beliefs import Beliefs
 from mnemo_planner.dialogue import DialogueContext
+from mnemo_planner.grounding import Grounding
+from mnemo_planner.hypotheses import search_places
 from mnemo_planner.loop import run_task
+from mnemo_planner.matching import Similarity
 from mnemo_planner.policy import GeneralPolicy
 from mnemo_planner.tools import ToolOutcome
 
@@ -218,3 +222,47 @@ def test_a_door_the_graph_remembers_open_from_before_the_task_is_opened_again():
     run_task("find the ladle", 10, GeneralPolicy(), world, lambda: 100.0)
     calls = physical(world)
     assert ("peek", "vault_1") in calls and calls.index(("open", "vault_1")) < calls.index(("peek", "vault_1")), calls
+
+
+# -- where a search for a thing the home never showed looks, and what it brings back ---------------
+
+CONTAINERS = [("fridge_1", "fridge", 1.0), ("wardrobe_1", "wardrobe", 2.0), ("toolbox_1", "toolbox", 3.0),
+              ("medicine_cabinet_1", "medicine cabinet", 4.0)]
+
+
+def _first_visit(text: str, budget: int = 12) -> str:
+    world = World(nodes=[_box(fid, label, x) for fid, label, x in CONTAINERS])
+    run_task(text, budget, GeneralPolicy(), world, lambda: 100.0)
+    return next(target for tool, target in world.calls if tool == "navigate")
+
+
+def test_a_need_is_searched_for_where_the_whole_request_puts_it():
+    """A need whose content words say little ("parched") is weighed against the places as the sentence
+    puts it: the fridge first, not the medicine cabinet the word alone comes nearest."""
+    assert _first_visit("I am parched, fetch whatever does the job") == "fridge_1"
+    assert _first_visit("My head aches badly, bring whatever does the job") == "medicine_cabinet_1"
+
+
+def _tables(hub_things: int) -> Beliefs:
+    beliefs = Beliefs()
+    nodes = [{"id": fid, "kind": "fixture", "label": "table", "room": "atrium", "position": (x, 0.0, 0.7),
+              "observation_count": 3, "last_seen": 10.0} for fid, x in (("plinth_1", 1.0), ("plinth_2", 1.0))]
+    nodes += [{"id": f"thing_{i}", "kind": "object", "label": label, "parent": "plinth_2", "room": "atrium",
+               "last_seen": 10.0, "trail": [{"since": 0.0, "until": 10.0, "parent": "plinth_2"}]}
+              for i, label in enumerate(("mug", "bowl", "spoon", "plate")[:hub_things])]
+    beliefs.add_nodes(nodes)
+    return beliefs
+
+
+def test_where_things_get_put_down_says_nothing_of_a_thing_never_seen(embedder):
+    """Two tables alike, on one of which many things were seen: a thing seen before may have been put
+    down there, so it is looked for there first; a thing never seen was put away, and the busy table is
+    no likelier a place for it than the other."""
+    sim = Similarity(embedder)
+    beliefs = _tables(4)
+
+    def margin(last_seen):
+        score = {p.fixture: p.score for p in search_places(sim, beliefs, "zorp", Grounding(), set(), None, last_seen)}
+        return score["plinth_2"] - score["plinth_1"]
+    # (the busy table keeps what little the things seen on it relate to the thing)
+    assert margin(5.0) - margin(None) >= 0.25 and margin(None) < 0.1

@@ -169,13 +169,15 @@ def match_fit(ref: Entity, e: Entity) -> float:
 
 
 def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, failed: set,
-               locked: set[str]) -> Optional[tuple[float, Entity]]:
+               locked: set[str], searched: frozenset = frozenset()) -> Optional[tuple[float, Entity]]:
     """When the search cannot finish (budget nearly spent, or no plausible place left): the known
     thing that fits the request best at all, if any. An instance of a named label whose attributes
     fit less than ``FIT`` (none contradicted), or, for a name no label matched or a need, the thing
     whose label is nearest the words (at least ``NEED``): the end of a search in vain is when a name
     the home never showed most likely names a thing known by another name, however loosely the
-    embedding model relates the two."""
+    embedding model relates the two. What the search found at the places it chose as plausible for the
+    request (``searched``) may be settled for however loosely its name relates to the words: the place
+    was evidence too."""
     cands = [e for e in beliefs.entities.values() if e.support and e.current and e.support not in locked
              and (e.key, e.support) not in failed]
     if g.labels:
@@ -183,7 +185,8 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
         scored = [(f, e) for f, e in scored if f > 0.0]
     else:
         words = g.named or g.need
-        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands) if s >= NEED] if words else []
+        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands)
+                  if s >= NEED or (s > 0.0 and e.support in searched)] if words else []
     return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 

@@ -274,7 +274,7 @@ class GeneralPolicy:
         if e is None:
             if not exhausted and remaining > SETTLE_REACH:  # (no thing's cost can be higher: skip the scoring)
                 return None
-            best = settle_for(self.sim, self.beliefs, req, t.g, t.failed, t.locked)
+            best = settle_for(self.sim, self.beliefs, req, t.g, t.failed, t.locked, frozenset(t.explored))
             if best is None:
                 return None
             e = best[1]

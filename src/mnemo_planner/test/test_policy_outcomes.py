@@ -266,3 +266,15 @@ def test_where_things_get_put_down_says_nothing_of_a_thing_never_seen(embedder):
         return score["plinth_2"] - score["plinth_1"]
     # (the busy table keeps what little the things seen on it relate to the thing)
     assert margin(5.0) - margin(None) >= 0.25 and margin(None) < 0.1
+
+
+def test_a_search_in_vain_settles_for_what_it_found_at_the_places_it_chose():
+    """A need no known thing answers: the search looks where the request puts it and finds only a thing
+    whose name the embedding model relates to nothing ("zorp"). Once the budget only covers going back
+    for it, that thing is fetched (and said to be a stand-in) rather than ending empty-handed: the place
+    it was found at was evidence too."""
+    world = World(nodes=[_box(fid, label, x) for fid, label, x in CONTAINERS[:3]])
+    world.unseen = [{"id": "zorp_1", "label": "zorp", "parent": "fridge_1"}]
+    result = run_task("I am parched, fetch whatever does the job", 8, GeneralPolicy(), world, lambda: 100.0)
+    assert world.holding == "zorp_1", world.calls
+    assert ("peek", "fridge_1") in world.calls and "settled for the zorp" in result.message

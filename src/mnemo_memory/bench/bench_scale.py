@@ -17,9 +17,10 @@ caption-like embeddings; precomputed: embedding 1M captions with MiniLM on 2 CPU
 deterministic ids. 1M records within 5 days are seven times as dense in time as a robot's month
 (the scale issue's robot: one record a second, 8 hours a day, about 29k a day); ``--patrol 1 8``
 gives them that robot's stamps instead (1M: 35 days), and asks the time queries about patrol hours.
-They carry no object sightings' vectors, so only the view index is filled; with ``--sightings`` each of a record's 2-4 sightings also gets a vector (its label, colour and room word
-vectors and noise, made as the records' own embeddings are) and an instance id per (label, colour,
-room), so the object index fills too, and object search is timed.
+They carry no object sightings' vectors, so only the view index is filled; with ``--sightings`` each
+of a record's 2-4 sightings also gets a vector (its label, colour and room word vectors and noise,
+made as the records' own embeddings are) and an instance id per (label, colour, room), so the object
+index fills too, and object search is timed.
 ``--tuning before`` is the store's tuning before the scale work, for a baseline in the same run.
 Prints the load average: the machine is shared, and every latency scales with it.
 """

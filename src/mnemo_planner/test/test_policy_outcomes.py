@@ -230,9 +230,9 @@ CONTAINERS = [("fridge_1", "fridge", 1.0), ("wardrobe_1", "wardrobe", 2.0), ("to
               ("medicine_cabinet_1", "medicine cabinet", 4.0)]
 
 
-def _first_visit(text: str, budget: int = 12) -> str:
+def _first_visit(text: str) -> str:
     world = World(nodes=[_box(fid, label, x) for fid, label, x in CONTAINERS])
-    run_task(text, budget, GeneralPolicy(), world, lambda: 100.0)
+    run_task(text, 12, GeneralPolicy(), world, lambda: 100.0)
     return next(target for tool, target in world.calls if tool == "navigate")
 
 
@@ -243,13 +243,14 @@ def test_a_need_is_searched_for_where_the_whole_request_puts_it():
     assert _first_visit("My head aches badly, bring whatever does the job") == "medicine_cabinet_1"
 
 
-def _tables(hub_things: int) -> Beliefs:
+def _busy_and_bare_tables() -> Beliefs:
+    """Two tables alike in one room; four things were seen on the second."""
     beliefs = Beliefs()
     nodes = [{"id": fid, "kind": "fixture", "label": "table", "room": "atrium", "position": (x, 0.0, 0.7),
               "observation_count": 3, "last_seen": 10.0} for fid, x in (("plinth_1", 1.0), ("plinth_2", 1.0))]
     nodes += [{"id": f"thing_{i}", "kind": "object", "label": label, "parent": "plinth_2", "room": "atrium",
                "last_seen": 10.0, "trail": [{"since": 0.0, "until": 10.0, "parent": "plinth_2"}]}
-              for i, label in enumerate(("mug", "bowl", "spoon", "plate")[:hub_things])]
+              for i, label in enumerate(("mug", "bowl", "spoon", "plate"))]
     beliefs.add_nodes(nodes)
     return beliefs
 
@@ -259,7 +260,7 @@ def test_where_things_get_put_down_says_nothing_of_a_thing_never_seen(embedder):
     down there, so it is looked for there first; a thing never seen was put away, and the busy table is
     no likelier a place for it than the other."""
     sim = Similarity(embedder)
-    beliefs = _tables(4)
+    beliefs = _busy_and_bare_tables()
 
     def margin(last_seen):
         score = {p.fixture: p.score for p in search_places(sim, beliefs, "zorp", Grounding(), set(), None, last_seen)}

@@ -41,6 +41,11 @@ def ros_context():
         rclpy.try_shutdown(context=context)
 
 
+# How long the first frame may take to become nodes: DDS discovery between the test's publisher and
+# the node, and the node's first service answer, take seconds on a loaded machine (a CI run).
+FIRST_FRAME = 30.0
+
+
 class Harness:
     def __init__(self, context, data_dir):
         self.context = context
@@ -71,6 +76,13 @@ class Harness:
             self.executor.remove_node(self.node)
             self.node.destroy_node()
             self.node = None
+
+    def publish(self, publisher, msg, timeout=30.0):
+        """Publish once the node's subscription has matched: on a loaded machine discovery can take
+        seconds, and a message published before it is lost."""
+        assert self.spin_until(lambda: publisher.get_subscription_count() > 0, timeout), \
+            f"nothing subscribes to {publisher.topic_name}"
+        publisher.publish(msg)
 
     def spin_until(self, condition, timeout=10.0):
         deadline = time.monotonic() + timeout
@@ -118,9 +130,8 @@ def test_node_integrates_serves_updates_and_survives_restart(harness):
     table = Sighting("table", (1.0, 2.0, 0.4), kind="fixture", object_id="table_1")
     mug = Sighting("mug", (1.0, 2.0, 0.8), {"color": "red"}, object_id="mug_9", support="table_1", relation="on")
     bad = [Sighting("mug", (math.nan, 0.0, 0.0)), Sighting("", (1.0, 1.0, 1.0))]
-    h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
-    h.obs_pub.publish(observation(100.0, [table, mug, *bad]))
-    assert h.spin_until(lambda: len(node_ids(h)) == 2, timeout=15.0), node_ids(h)
+    h.publish(h.obs_pub, observation(100.0, [table, mug, *bad]))
+    assert h.spin_until(lambda: len(node_ids(h)) == 2, timeout=FIRST_FRAME), node_ids(h)
     assert node_ids(h) == ["mug_1", "table_1"]
     assert h.node.dropped["non_finite_position"] == 1 and h.node.dropped["empty_label"] == 1
 
@@ -215,8 +226,7 @@ def test_honest_node_names_frames_by_its_nodes_for_memory_and_takes_the_map(ros_
             array = DetectionArray(detections=[detection_to_msg(mug)], camera_pose=pose3d_to_msg(Pose3D()))
             array.robot_pose.x, array.robot_pose.y = pose.x, pose.y
             array.header.stamp = time_to_msg(stamp)
-            h.spin_until(lambda: h.det_pub.get_subscription_count() > 0)
-            h.det_pub.publish(array)
+            h.publish(h.det_pub, array)
         broken = DetectionArray(detections=[detection_to_msg(mug)])
         broken.detections[0].centroid.x = math.nan
         h.det_pub.publish(broken)
@@ -262,9 +272,8 @@ def test_reads_are_answered_while_a_frame_and_a_publication_take_long(ros_contex
     node._publish_if_changed = slow_publication
     mug = Sighting("mug", (1.0, 2.0, 0.8), {"color": "red"}, object_id="mug_9")
     try:
-        h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
-        h.obs_pub.publish(observation(100.0, [mug]))
-        assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=15.0)
+        h.publish(h.obs_pub, observation(100.0, [mug]))
+        assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=FIRST_FRAME)
         h.obs_pub.publish(observation(101.0, [Sighting("book", (3.0, 2.0, 0.8), object_id="book_2")]))
         assert h.spin_until(lambda: frame_entered.is_set() and publication_entered.is_set(), timeout=15.0)
         assert node_ids(h) == ["mug_1"]
@@ -303,9 +312,8 @@ def test_an_update_waits_for_the_frame_in_progress_while_reads_go_on(ros_context
 
     node.graph.integrate_observation = slow_frame
     try:
-        h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
-        h.obs_pub.publish(observation(100.0, [Sighting("mug", (1.0, 2.0, 0.8), object_id="mug_9")]))
-        assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=15.0)
+        h.publish(h.obs_pub, observation(100.0, [Sighting("mug", (1.0, 2.0, 0.8), object_id="mug_9")]))
+        assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=FIRST_FRAME)
         h.obs_pub.publish(observation(101.0, [Sighting("book", (3.0, 2.0, 0.8), object_id="book_2")]))
         assert h.spin_until(entered.is_set, timeout=15.0)
         h.obs_pub.publish(observation(102.0, [Sighting("cup", (5.0, 2.0, 0.8), object_id="cup_3")]))  # waits
@@ -335,9 +343,8 @@ def test_reads_and_events_carry_only_logged_changes(harness):
     query serves it and no event announces it, until the next append writes it."""
     h = harness
     table = Sighting("table", (1.0, 2.0, 0.4), kind="fixture", object_id="table_1")
-    h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
-    h.obs_pub.publish(observation(100.0, [table]))
-    assert h.spin_until(lambda: node_ids(h) == ["table_1"], timeout=15.0)
+    h.publish(h.obs_pub, observation(100.0, [table]))
+    assert h.spin_until(lambda: node_ids(h) == ["table_1"], timeout=FIRST_FRAME)
     flush = h.node.store.flush
 
     def full_disk():
@@ -370,9 +377,8 @@ def test_evidence_events_stay_off_the_topic_unless_asked(harness):
         return observation_to_msg(Observation(stamp=stamp, robot_pose=Pose2D(0.0, 0.0), camera_pose=looking_along_x,
                                               room="kitchen", sightings=sightings))
 
-    h.spin_until(lambda: h.obs_pub.get_subscription_count() > 0)
-    h.obs_pub.publish(frame(100.0, [Sighting("mug", (2.0, 0.0, 0.8), object_id="mug_9")]))
-    assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=15.0)
+    h.publish(h.obs_pub, frame(100.0, [Sighting("mug", (2.0, 0.0, 0.8), object_id="mug_9")]))
+    assert h.spin_until(lambda: node_ids(h) == ["mug_1"], timeout=FIRST_FRAME)
     h.obs_pub.publish(frame(101.0, []))  # the same view, the mug gone
     assert h.spin_until(lambda: any(e.node_id == "mug_1" and e.kind == "state" and "stale" in e.new_value
                                     for e in h.events), timeout=15.0)
@@ -429,9 +435,8 @@ def wall_behind_gizmo_door_before_widget():
 
 
 def see_two_things(h):
-    h.spin_until(lambda: h.det_pub.get_subscription_count() > 0)
-    h.det_pub.publish(detections(100.0, [thing("gizmo", LEFT), thing("widget", RIGHT)]))
-    assert h.spin_until(lambda: node_ids(h) == ["gizmo_1", "widget_1"], timeout=15.0), node_ids(h)
+    h.publish(h.det_pub, detections(100.0, [thing("gizmo", LEFT), thing("widget", RIGHT)]))
+    assert h.spin_until(lambda: node_ids(h) == ["gizmo_1", "widget_1"], timeout=FIRST_FRAME), node_ids(h)
 
 
 def see_two_things_then_nothing(h, depth_frame=None):

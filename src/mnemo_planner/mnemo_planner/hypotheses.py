@@ -184,9 +184,11 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
         scored = [(fit_of(sim, beliefs, req, g, e), e) for e in cands if e.label in g.labels]
         scored = [(f, e) for f, e in scored if f > 0.0]
     else:
-        words = g.named or g.need
-        scored = [(s, e) for s, e in zip(need_fit(sim, words, cands), cands)
-                  if s >= NEED or (s > 0.0 and e.support in searched)] if words else []
+        # a name never seen may be no name at all but the situation's noun ("the blick wobbles, I need
+        # zorp"): it is read both ways, as the name and as the whole request, and the nearer reading counts
+        readings = [g.named, req.text] if g.named else [g.need] if g.need else []
+        fits = [max(r) for r in zip(*(need_fit(sim, words, cands) for words in readings))] if readings else []
+        scored = [(s, e) for s, e in zip(fits, cands) if s >= NEED or (s > 0.0 and e.support in searched)]
     return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 

@@ -279,3 +279,19 @@ def test_a_search_in_vain_settles_for_what_it_found_at_the_places_it_chose():
     result = run_task("I am parched, fetch whatever does the job", 8, GeneralPolicy(), world, lambda: 100.0)
     assert world.holding == "zorp_1", world.calls
     assert ("peek", "fridge_1") in world.calls and "settled for the zorp" in result.message
+
+
+def test_a_name_that_is_only_the_situations_word_is_read_as_the_whole_request_too():
+    """"I need help": the word after the need names no thing of the home, and alone it relates to
+    nothing known as a thing would (the bandage roll no less than the fish food). Read as the whole
+    request, the hungry fish make the fish food the thing meant: a search in vain settles for it rather
+    than ending empty-handed."""
+    nodes = [NODES[0], NODES[1],
+             {"id": "tin_1", "kind": "object", "label": "fish food tin", "parent": "plinth_1", "room": "atrium",
+              "last_seen": 10.0},
+             {"id": "roll_1", "kind": "object", "label": "bandage roll", "parent": "plinth_1", "room": "atrium",
+              "last_seen": 10.0}]
+    world = World(nodes=nodes)
+    result = run_task("the aquarium fish look hungry, I need help", 6, GeneralPolicy(), world, lambda: 100.0)
+    assert world.holding == "tin_1", world.calls
+    assert ("peek", "vault_1") in world.calls and "settled for the fish food tin" in result.message

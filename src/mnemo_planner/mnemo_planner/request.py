@@ -26,7 +26,7 @@ ATTRIBUTE = "attribute"  # "what colour is ...": ``asks`` holds the word for the
 
 PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "inside", "into", "at", "from", "by",
                 "near", "beside", "under", "off", "by the", "within")
-HABIT = r"usually|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
+HABIT = r"usually|usual|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
         r"regularly|habitually|lives?|belongs?|(?:is|are) kept|ordinarily"
 PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|that one|this one|the same|same)$")
 OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest|the remaining|its (?:twin|pair))\b")

@@ -12,6 +12,9 @@ def test_fetch_with_place_time_habit_owner_and_quotes():
     assert r.window == (2 * 86400.0 + 5 * 3600.0, 2 * 86400.0 + 12 * 3600.0)
     r = rq.parse("Fetch the widget that usually sits by the bench.", NOW)
     assert r.habit and r.place == "bench"
+    # the adjective says it as the adverb does, and is no word of the thing's
+    r = rq.parse("I'd like my usual widget from the bench.", NOW)
+    assert r.habit and r.place == "bench" and r.words == ("widget",)
     r = rq.parse("Get Zora's widget with 'Top Dog' printed on it.", NOW)
     assert r.owner == "zora" and r.quoted == ("Top Dog",)
 

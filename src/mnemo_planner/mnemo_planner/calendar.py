@@ -103,7 +103,7 @@ class Calendar:
         rules = [
             (r"\b(?:the\s+)?day before yesterday\b", lambda m: self._day(now, 2)),
             (r"\byesterday\s+(morning|afternoon|evening|night)\b", lambda m: part(self.day_start(now, 1), m.group(1))),
-            (r"\blast night\b", lambda m: part(self.day_start(now, 1), "night")),
+            (r"\blast (night|evening)\b", lambda m: part(self.day_start(now, 1), m.group(1))),
             (r"\byesterday\b", lambda m: self._day(now, 1)),
             (r"\b(?:this|earlier this)\s+(morning|afternoon|evening)\b",
              lambda m: (part(today, m.group(1))[0], min(now, part(today, m.group(1))[1]))),

@@ -17,6 +17,7 @@ def test_simulator_clock_day0_is_a_monday():
     now = 3 * D + 18 * H  # Thursday 18:00
     assert cal.window("on Monday", now)[0] == (0.0, D)
     assert cal.window("yesterday evening", now)[0] == (2 * D + 17 * H, 3 * D)
+    assert cal.window("last evening", now) == ((2 * D + 17 * H, 3 * D), "last evening")  # (as "last night" is)
     assert cal.window("this morning", now)[0] == (3 * D + 5 * H, 3 * D + 12 * H)
     assert cal.window("two days ago", now)[0] == (D, 2 * D)
     assert cal.window("the thing I want", now) == (None, "")

@@ -28,6 +28,9 @@ PREPOSITIONS = ("on top of", "next to", "in front of", "close to", "on", "in", "
                 "near", "beside", "under", "off", "by the", "within")
 HABIT = r"usually|usual|normally|typically|generally|always|often|mostly|most of the time|tends? to (?:be|sit|live|stay)|" \
         r"regularly|habitually|lives?|belongs?|(?:is|are) kept|ordinarily"
+DEMONSTRATIVE = re.compile(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|carry|collect)\s+(?:me\s+|us\s+)?(?:that|this)"
+                           r"(?=\s*(?:[,.;:!?]|$|\b(?:over|here|back|along|across|for|to|please|now|when|whenever|"
+                           r"if|once|thanks|cheers|ta)\b))")
 PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|that one|this one|the same|same)$")
 OTHER = re.compile(r"\b(?:the other|another|the second|a second|one more|the rest|the remaining|its (?:twin|pair))\b")
 MATCH = re.compile(r"\b(?:exactly like|just like|same as|the same kind as|identical to|matching|that matches|"
@@ -284,7 +287,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         head = m.group(1)[len(phrase):].split()[:1]
         if phrase and phrase not in PLACEHOLDERS and not (head and head[0] in PLACEHOLDERS):
             named = phrase  # (not "the proper thing": words before a placeholder name nothing)
-    it = re.search(r"\b(?:it|them|that one|this one)\b", s)
+    # (a bare "that" or "this" is the pronoun only as a fetching verb's whole object: "bring that over",
+    # not "bring that gizmo")
+    it = re.search(r"\b(?:it|them|that one|this one)\b", s) or DEMONSTRATIVE.search(s)
     # noun phrases opened by a determiner before the pronoun ("the gizmo was on the plinth, can you find it?":
     # the pronoun refers to one of them)
     phrases = list(re.finditer(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)(?=[a-z])", s[:it.start()])) \
@@ -294,7 +299,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     # the object of a verb of fetching ("pick it up and bring it here, much obliged"): the words around
     # it are courtesy, or where to bring it
     object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
-                                    r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s))
+                                    r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s) or DEMONSTRATIVE.search(s))
     sought = re.search(r"\b(?:bring|get|fetch|grab|take|find|locate|spot)\s+(?:me\s+|us\s+)?(?:it|them)\b", s)
     before = [(d.start(), noun_phrase(re.split(r"[,.;:!?]", s[d.end():it.start()])[0]))
               for d in phrases] if sought and not named else []

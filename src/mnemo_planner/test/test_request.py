@@ -43,6 +43,12 @@ def test_follow_ups_and_typos():
     assert r.intent == rq.FETCH and "gizmos" in r.words
     r = rq.parse("Check the bins in the den and find the gizmo.", NOW)
     assert r.intent == rq.LOCATE and r.scope == "the bins in the den"
+    # a bare demonstrative as the whole object of a fetching verb refers as "it" does; before a noun it
+    # only picks the thing out
+    assert rq.parse("Great, carry that over to me.", NOW).pronoun
+    assert rq.parse("Fetch this for me when you can.", NOW).pronoun
+    r = rq.parse("Fetch that mauve gizmo for me.", NOW)
+    assert not r.pronoun and r.words == ("mauve", "gizmo")
 
 
 def test_named_thing_or_a_need():

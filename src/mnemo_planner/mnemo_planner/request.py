@@ -287,8 +287,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         head = m.group(1)[len(phrase):].split()[:1]
         if phrase and phrase not in PLACEHOLDERS and not (head and head[0] in PLACEHOLDERS):
             named = phrase  # (not "the proper thing": words before a placeholder name nothing)
-    # (a bare "that" or "this" is the pronoun only as a fetching verb's whole object: "bring that over",
-    # not "bring that gizmo")
+    # (a bare "that" or "this" is the pronoun only as a fetching verb's whole object: "carry that across",
+    # not "carry that gizmo")
     it = re.search(r"\b(?:it|them|that one|this one)\b", s) or DEMONSTRATIVE.search(s)
     # noun phrases opened by a determiner before the pronoun ("the gizmo was on the plinth, can you find it?":
     # the pronoun refers to one of them)

@@ -289,7 +289,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
             named = phrase  # (not "the proper thing": words before a placeholder name nothing)
     # (a bare "that" or "this" is the pronoun only as a fetching verb's whole object: "carry that across",
     # not "carry that gizmo")
-    it = re.search(r"\b(?:it|them|that one|this one)\b", s) or DEMONSTRATIVE.search(s)
+    demonstrative = DEMONSTRATIVE.search(s)
+    it = re.search(r"\b(?:it|them|that one|this one)\b", s) or demonstrative
     # noun phrases opened by a determiner before the pronoun ("the gizmo was on the plinth, can you find it?":
     # the pronoun refers to one of them)
     phrases = list(re.finditer(r"\b(?:the|a|an|my|our|your|his|her|their)\s+(?!one\b)(?=[a-z])", s[:it.start()])) \
@@ -299,7 +300,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     # the object of a verb of fetching ("pick it up and bring it here, much obliged"): the words around
     # it are courtesy, or where to bring it
     object_of_verb = bool(re.search(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|pick|carry|collect)\s+"
-                                    r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s) or DEMONSTRATIVE.search(s))
+                                    r"(?:me\s+|us\s+)?(?:it|them|that one|this one)\b", s) or demonstrative)
     sought = re.search(r"\b(?:bring|get|fetch|grab|take|find|locate|spot)\s+(?:me\s+|us\s+)?(?:it|them)\b", s)
     before = [(d.start(), noun_phrase(re.split(r"[,.;:!?]", s[d.end():it.start()])[0]))
               for d in phrases] if sought and not named else []

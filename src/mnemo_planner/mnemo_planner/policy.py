@@ -181,10 +181,11 @@ class GeneralPolicy:
             m = [x for x in named(match_labels(self.sim, words, self.beliefs.labels(), noun_phrase=True), words[-1])
                  if x.label == e.label]
             score = m[0].score if m else 0.0
-        elif g.need:  # the thing in view that best answers the need, if any answers it at all
+        elif g.need:  # the thing in view that best answers the need, if any answers it at all and no
+            # thing known elsewhere answers it better (that one is what a search in vain settles for)
             sims = need_fit(self.sim, g.need, t.visible)
             score = need_fit(self.sim, g.need, [e])[0]
-            score = score if score >= NEED and score >= max(sims) - 1e-6 else 0.0
+            score = score if score >= NEED and score >= max(sims + self._known_fits(t)) - 1e-6 else 0.0
         else:
             return 0.0
         if not score:
@@ -193,6 +194,13 @@ class GeneralPolicy:
         fit = describe_fit(self.sim, Grounding(labels=[e.label], label_scores={e.label: score},
                                                modifiers=g.modifiers, qualifiers=g.qualifiers), t.req, e, siblings, self.beliefs.value_words())
         return fit if fit >= min(FIT, score) else 0.0
+
+    def _known_fits(self, t: TaskState) -> list[float]:
+        """How well each thing known elsewhere, and still to be had, answers the request's need."""
+        seen = {x.key for x in t.visible}
+        there = [x for x in self.beliefs.entities.values() if x.key not in seen and x.support and x.current
+                 and x.support not in t.locked and (x.key, x.support) not in t.failed]
+        return need_fit(self.sim, t.g.need, there)
 
     def _act(self, t: TaskState, remaining: int) -> Action:
         req = t.req

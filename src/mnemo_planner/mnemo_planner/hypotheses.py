@@ -6,7 +6,7 @@ fixture), the search scope first, known-locked containers never, distance as a t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from mnemo_planner import request as rq
@@ -14,6 +14,7 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.grounding import NEED, Grounding, describe_fit
 from mnemo_planner.matching import Similarity
 from mnemo_planner.wording import norm
+from mnemo_planner.words import singular
 
 CONTAINER_PROTOTYPE = "a closed storage unit with a door or a drawer"
 SURFACE_PROTOTYPE = "an open flat surface to put things on"
@@ -173,11 +174,12 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
     """When the search cannot finish (budget nearly spent, or no plausible place left): the known
     thing that fits the request best at all, if any. An instance of a named label whose attributes
     fit less than ``FIT`` (none contradicted), or, for a name no label matched or a need, the thing
-    whose label is nearest the words (at least ``NEED``): the end of a search in vain is when a name
-    the home never showed most likely names a thing known by another name, however loosely the
-    embedding model relates the two. What the search found at the places it chose as plausible for the
-    request (``searched``) may be settled for however loosely its name relates to the words: the place
-    was evidence too."""
+    whose label is nearest the words (at least ``NEED``), with what else the request says of it: the
+    end of a search in vain is when a name the home never showed most likely names a thing known by
+    another name, however loosely the embedding model relates the two. What the search found at the
+    places it chose as plausible for the request (``searched``), and what bears the words said or stands
+    where the request puts it, may be settled for however loosely its name relates to the words: the
+    place, and what it bears, are evidence too."""
     cands = [e for e in beliefs.entities.values() if e.support and e.current and e.support not in locked
              and (e.key, e.support) not in failed]
     if g.labels:
@@ -188,7 +190,17 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
         # zorp"): it is read both ways, as the name and as the whole request, and the nearer reading counts
         readings = [g.named, req.text] if g.named else [g.need] if g.need else []
         fits = [max(r) for r in zip(*(need_fit(sim, words, cands) for words in readings))] if readings else []
-        scored = [(s, e) for s, e in zip(fits, cands) if s >= NEED or (s > 0.0 and e.support in searched)]
+        # the place and time the request puts it at count (a place searched in vain was searched for the
+        # name, which the thing there may bear under another), and for a thing named, what it bears and
+        # whose it is ("the mauve blick from the plinth": a mauve thing there). Only the name's own words
+        # say what it bears (not those of its place), and not a word that is part of a known name too
+        # ("the dax zorps" where "dax blicks" are known and dax is a material): it may be the name's own
+        own = set(norm(g.named).split()) - {singular(w) for lab in beliefs.labels() for w in norm(lab).split()}
+        said = replace(g, place_spent=False, modifiers=[w for w in g.modifiers if singular(w) in own])
+        more = [fit_of(sim, beliefs, req, replace(said, labels=[e.label], label_scores={}), e) if g.named
+                else _constraint(beliefs, req, said, e) for e in cands]
+        scored = [(s + m, e) for s, m, e in zip(fits, more, cands)
+                  if s >= NEED or (s > 0.0 and (m > 0.0 or e.support in searched))]
     return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 

@@ -169,6 +169,13 @@ def match_fit(ref: Entity, e: Entity) -> float:
     return 1.0 + sum(1 for k, v in same.items() if theirs.get(k) == v)
 
 
+def obtainable(beliefs: Beliefs, failed: set, locked: set[str]) -> list[Entity]:
+    """The known things still to be had: where the graph holds them now, in no locked container, and not
+    where a grasp of them failed."""
+    return [e for e in beliefs.entities.values() if e.support and e.current and e.support not in locked
+            and (e.key, e.support) not in failed]
+
+
 def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, failed: set,
                locked: set[str], searched: frozenset = frozenset()) -> Optional[tuple[float, Entity]]:
     """When the search cannot finish (budget nearly spent, or no plausible place left): the known
@@ -180,8 +187,7 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
     places it chose as plausible for the request (``searched``), and what bears the words said or stands
     where the request puts it, may be settled for however loosely its name relates to the words: the
     place, and what it bears, are evidence too."""
-    cands = [e for e in beliefs.entities.values() if e.support and e.current and e.support not in locked
-             and (e.key, e.support) not in failed]
+    cands = obtainable(beliefs, failed, locked)
     if g.labels:
         scored = [(fit_of(sim, beliefs, req, g, e), e) for e in cands if e.label in g.labels]
         scored = [(f, e) for f, e in scored if f > 0.0]

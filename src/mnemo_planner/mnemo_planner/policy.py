@@ -22,7 +22,7 @@ from mnemo_planner.calendar import Calendar
 from mnemo_planner.dialogue import DialogueContext, continues
 from mnemo_planner.grounding import NAMED, NEED, Grounding, describe_fit, ground, named
 from mnemo_planner.hypotheses import (FIT, Place, entity_places, fit_of, is_container, match_fit, need_fit,
-                                      rank_entities, search_places, settle_for)
+                                      obtainable, rank_entities, search_places, settle_for)
 from mnemo_planner.loop import PolicyInput
 from mnemo_planner.matching import Similarity, match_labels
 from mnemo_planner.outcomes import absorb
@@ -198,8 +198,7 @@ class GeneralPolicy:
     def _known_fits(self, t: TaskState) -> list[float]:
         """How well each thing known elsewhere, and still to be had, answers the request's need."""
         seen = {x.key for x in t.visible}
-        there = [x for x in self.beliefs.entities.values() if x.key not in seen and x.support and x.current
-                 and x.support not in t.locked and (x.key, x.support) not in t.failed]
+        there = [x for x in obtainable(self.beliefs, t.failed, t.locked) if x.key not in seen]
         return need_fit(self.sim, t.g.need, there)
 
     def _act(self, t: TaskState, remaining: int) -> Action:

@@ -51,23 +51,21 @@ def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> f
         anchors = {fid for fid, f in beliefs.fixtures.items() if f.room in g.rooms}
     first = beliefs.fixture_label(g.fixtures[0]) if g.fixtures else ""
 
-    def anchored(fid: str) -> float:  # (the nearest named fixture first, where several are named alike)
-        return 3.0 if not first or beliefs.fixture_label(fid) == first else 2.9
+    def anchored(fid: str) -> float:  # (the nearest named fixture first, where several are named alike; then
+        # a fixture the words may mean, of a kind of the one they name)
+        return (3.0 if not first or beliefs.fixture_label(fid) == first else 2.9) if fid in anchors else 2.8
 
+    near = anchors | set(g.kin)
     if req.habit:
         places = e.places()
         if not places:
             return -1.0
         top = max(places.items(), key=lambda kv: kv[1])[0]
-        return anchored(top) if top in anchors else -2.0
+        return anchored(top) if top in near else -2.0
     if req.window is not None:
-        there = set(e.places(*req.window)) & anchors
+        there = set(e.places(*req.window)) & near
         return max(anchored(fid) for fid in there) if there else -2.0
-    if e.support in anchors:
-        return anchored(e.support)
-    if e.support in g.kin:  # (a fixture the words may mean, of a kind of the one they name)
-        return 2.8
-    return -1.5
+    return anchored(e.support) if e.support in near else -1.5
 
 
 def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,

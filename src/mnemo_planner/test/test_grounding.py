@@ -389,3 +389,22 @@ def test_a_room_named_by_another_name_picks_which_of_alike_fixtures_is_meant(sim
     b.add_nodes([_fixture("plinth_1", "plinth", "hallway"), _fixture("plinth_2", "plinth", "den")])
     assert ground_place(sim, b, "the plinth in the entryway")[0] == ["plinth_1"]
     assert sorted(ground_place(sim, b, "the plinth")[0]) == ["plinth_1", "plinth_2"]
+
+
+
+def test_in_a_window_a_fixture_the_place_word_may_mean_counts_as_the_place(sim):
+    # the stool the words name held no dax yesterday; the footstool (a kind of stool) held one then, which
+    # has been moved to the bed since: that is the dax that was on the stool yesterday, not the one on the
+    # bed all along
+    b = Beliefs()
+    b.add_nodes([_fixture("stool_1", "stool"), _fixture("footstool_1", "footstool"), _fixture("bed_1", "bed"),
+                 {**_node("d1", "dax", "bed_1", material="felt"), "last_seen": NOW,
+                  "trail": [{"since": 0.0, "until": 2.5 * 86400, "parent": "footstool_1"},
+                            {"since": 2.6 * 86400, "until": NOW, "parent": "bed_1"}]},
+                 {**_node("d2", "dax", "bed_1", material="wool"), "last_seen": NOW,
+                  "trail": [{"since": 0.0, "until": NOW, "parent": "bed_1"}]}])
+    req = rq.parse("Bring me the dax that was on the stool yesterday.", NOW + 12 * 3600)
+    g = ground(sim, b, req)
+    assert g.fixtures == ["stool_1"] and g.kin == ["footstool_1"]
+    ranked = rank_entities(sim, b, req, g, None)
+    assert [e.key for _, e in ranked] == ["d1"], ranked

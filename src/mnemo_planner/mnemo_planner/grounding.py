@@ -309,7 +309,10 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
             score -= 3.0
     elif e.attributes.get("owner") and any(not s.attributes.get("owner") for s in siblings if s.key != e.key):
         score -= OWNED  # (asked for without an owner, one of its kind that is someone's is less likely meant)
-    for w in req.excluded:
-        if word_in_values(sim, w, values):
+    if req.excluded:
+        # "not the mauve dax one" refuses the thing that bears most of the words, not each that bears one
+        # of them (a dax one in teal is not refused; a word of filler that no thing bears changes nothing)
+        refused = [sum(word_in_values(sim, w, v) for w in req.excluded) for v in [values, *sibling_values]]
+        if refused[0] and refused[0] >= max(refused):
             score -= 5.0
     return score

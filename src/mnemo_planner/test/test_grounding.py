@@ -408,3 +408,19 @@ def test_in_a_window_a_fixture_the_place_word_may_mean_counts_as_the_place(sim):
     assert g.fixtures == ["stool_1"] and g.kin == ["footstool_1"]
     ranked = rank_entities(sim, b, req, g, None)
     assert [e.key for _, e in ranked] == ["d1"], ranked
+
+
+def test_a_refusal_refuses_the_thing_that_bears_most_of_its_words(sim):
+    # "not the mauve felt one": the dax that is mauve and felt is refused, not the teal felt one, which
+    # bears one of the words only
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _node("d1", "dax", "plinth_1", color="mauve", material="felt"),
+                 _node("d2", "dax", "plinth_1", color="teal", material="felt")])
+    req = rq.parse("Bring me the dax, not the mauve felt one.", NOW)
+    assert set(req.excluded) >= {"mauve", "felt"}
+    g = ground(sim, b, req)
+    fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("d1", "d2")}
+    assert fits["d1"] < 0 < fits["d2"], fits
+    one = Beliefs()  # (alone, a thing that bears a word refused is refused)
+    one.add_nodes([_fixture("plinth_1", "plinth"), _node("d2", "dax", "plinth_1", color="teal", material="felt")])
+    assert fit_of(sim, one, req, ground(sim, one, req), one.entities["d2"]) < 0

@@ -175,6 +175,17 @@ def by_description(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> l
     return [LabelMatch(ranked[0][0], ranked[0][1], words[-1])]
 
 
+def by_place(sim: Similarity, beliefs: Beliefs, words: Sequence[str], fixtures: Sequence[str]) -> list[LabelMatch]:
+    """"One like the blick on the plinth", by a name that names no label of the home: the kind of the thing
+    seen on the plinth that the words come nearest (at least ``NEED``), among the few seen there."""
+    there = [e for e in beliefs.entities.values() if e.support in fixtures or any(s.support in fixtures for s in e.sightings)]
+    if not words or not there:
+        return []
+    near = sim.matrix([" ".join(words)], [f"a {norm(e.label)}" for e in there])[0]
+    best = max(range(len(there)), key=lambda i: (float(near[i]), there[i].last_seen))
+    return [LabelMatch(there[best].label, float(near[best]), "")] if near[best] >= NEED else []
+
+
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
     # slips mended against the names and attribute words known, for every use of the words below
@@ -221,6 +232,8 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         keep = by_options(sim, beliefs, words, req, place) or keep
     if not keep and (req.named or req.intent == RECALL):  # (a need describes no thing: "something to ...")
         keep = by_description(sim, beliefs, content_words(req.named) if req.named and req.intent != RECALL else words)
+    if not keep and req.match and place[0]:
+        keep = by_place(sim, beliefs, list(req.words), place[0])
     if keep:
         g.labels = [m.label for m in keep]
         g.label_scores = {m.label: m.score for m in keep}

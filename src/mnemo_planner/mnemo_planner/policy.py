@@ -207,6 +207,10 @@ class GeneralPolicy:
             action = self._put_down(t)
             if action is not None:
                 return action
+        if t.looked and t.visible and req.match and t.g.reference is None and t.at in t.g.fixtures:
+            # the place the request names shows what its words may name: grounded again with it
+            t.grounded = False
+            self._ground(t)
         if t.looked and t.visible:
             best = max(((self._fits(t, e), i, e) for i, e in enumerate(t.visible)), key=lambda x: (x[0], -x[1]))
             if best[0] > 0 and (best[2].key, t.at) not in t.failed:
@@ -258,9 +262,10 @@ class GeneralPolicy:
 
     def _place_searched(self, t: TaskState) -> None:
         """Once every place the request names has been searched in vain, the place no longer rules a thing
-        out (things get moved, and a place may be named loosely); a stated time or habit still does."""
+        out (things get moved, and a place may be named loosely); a stated time or habit still does. (The
+        place of "one like the gizmo on the plinth" is the reference's, searched or not.)"""
         g, req = t.g, t.req
-        if t.place_spent or not (g.fixtures or g.rooms) or req.habit or req.window is not None:
+        if t.place_spent or not (g.fixtures or g.rooms) or req.habit or req.window is not None or req.match:
             return
         named = set(g.fixtures) or {fid for fid, f in self.beliefs.fixtures.items() if f.room in g.rooms}
         if named and named <= t.explored:

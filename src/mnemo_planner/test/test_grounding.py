@@ -424,3 +424,17 @@ def test_a_refusal_refuses_the_thing_that_bears_most_of_its_words(sim):
     one = Beliefs()  # (alone, a thing that bears a word refused is refused)
     one.add_nodes([_fixture("plinth_1", "plinth"), _node("d2", "dax", "plinth_1", color="teal", material="felt")])
     assert fit_of(sim, one, req, ground(sim, one, req), one.entities["d2"]) < 0
+
+
+def test_one_like_a_thing_named_by_no_label_is_one_like_what_its_place_holds_nearest_the_name(sim):
+    # no label of the home is a beaker; of the two things on the table, the embedding model puts the mug
+    # nearer the word than the bowl: the reference is that mug, and the answer the mug like it
+    b = Beliefs()
+    b.add_nodes([_fixture("table_1", "table"), _fixture("vault_1", "cupboard"),
+                 _node("m1", "mug", "table_1", color="red"), _node("b1", "bowl", "table_1", color="red"),
+                 _node("m2", "mug", "vault_1", color="red"), _node("m3", "mug", "vault_1", color="blue")])
+    req = rq.parse("Fetch one just like the beaker on the table.", NOW)
+    g = ground(sim, b, req)
+    assert g.labels == ["mug"]
+    ranked = rank_entities(sim, b, req, g, None)
+    assert g.reference.key == "m1" and [e.key for _, e in ranked] == ["m2"], ranked

@@ -53,7 +53,8 @@ class World:
             return ToolOutcome(True, "opened", {"outcome": 0})
         if tool == "peek":
             inside = [n for n in self.everything if n.get("parent") == self.at]
-            return ToolOutcome(True, "inside", {"contents": [{"label": n["label"], "node_id": n["id"]} for n in inside]})
+            return ToolOutcome(True, "inside", {"contents": [{"label": n["label"], "node_id": n["id"],
+                                                              "attributes": n.get("properties", {})} for n in inside]})
         if tool == "detect":
             here = [n for n in self.nodes if n.get("parent") == self.at]
             return ToolOutcome(True, "seen", {"detections": [{"label": n["label"], "node_id": n["id"]} for n in here]})
@@ -328,3 +329,22 @@ def test_a_search_in_vain_for_a_name_never_seen_settles_for_what_bears_the_words
     result = run_task("bring me the teal glim from the table", 10, GeneralPolicy(), world, lambda: 100.0)
     assert world.holding == "mug_1", world.calls
     assert "settled for the mug" in result.message
+
+
+def test_the_place_of_the_thing_to_match_stays_its_place_once_searched():
+    """"One like the mug on the table": the table is searched first and holds only the reference; the
+    mug like it turns up in the cupboard, beside a thing of a kind never seen (which grounds the request
+    again). The table still says which mug is the reference, though it was searched."""
+    nodes = [NODES[0], NODES[1],  # (the other mug seen as lately as the table's: only the place tells them apart)
+             {"id": "mug_3", "kind": "object", "label": "mug", "parent": "shelf_1", "room": "atrium",
+              "last_seen": 100.0, "properties": {"color": "red", "brand": "Zenthra"}},
+             {"id": "mug_1", "kind": "object", "label": "mug", "parent": "plinth_1", "room": "atrium",
+              "last_seen": 10.0, "properties": {"color": "red", "brand": "Quorvo"}},
+             {"id": "shelf_1", "kind": "fixture", "label": "shelf", "room": "atrium", "position": (9.0, 0.0, 0.7),
+              "last_seen": 10.0}]
+    world = World(nodes=nodes)
+    world.unseen = [{"id": "mug_2", "kind": "object", "label": "mug", "parent": "vault_1", "room": "atrium",
+                     "properties": {"color": "red", "brand": "Quorvo"}},
+                    {"id": "pot_1", "kind": "object", "label": "teapot", "parent": "vault_1", "room": "atrium"}]
+    run_task("fetch one just like the mug on the table", 12, GeneralPolicy(), world, lambda: 100.0)
+    assert world.holding == "mug_2", world.calls

@@ -189,7 +189,8 @@ def by_place(sim: Similarity, beliefs: Beliefs, words: Sequence[str], fixtures: 
 def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     g = Grounding()
     # slips mended against the names and attribute words known, for every use of the words below
-    req = replace(req, words=tuple(respell(list(req.words), [*beliefs.labels(), *sorted(beliefs.value_words())])))
+    known = [*beliefs.labels(), *sorted(beliefs.value_words())]
+    req = replace(req, words=tuple(respell(list(req.words), known)))
     inner = re.match(r"(.+?)\s+(?:on|in|at|inside|under|by)\s+(?:the|a|an|my|our|your)\s+(.+)$", req.place)
     if req.kind == "with" and not req.companion and inner and \
             not named(match_labels(sim, list(req.words), beliefs.labels())) and \
@@ -243,8 +244,10 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     label_words = {singular(x) for lab in g.labels[:1] for x in norm(lab).split()}
     head_named = bool(g.span) and (singular(g.span.split()[-1]) in label_words or
                                    lexical(g.span.split()[-1], g.labels[0]) >= HEAD - 0.05)  # (or a slip of it)
+    # (said inside another name of the thing, a brand or a word things of the home bear qualifies it whatever
+    # the name: "the Zenthra widget box", "the mauve widget box" of a gizmo)
     g.qualifiers = [w for w in g.span.split()[:-1] if w not in STOPWORDS and not any(
-        singular(w) in x for x in label_words)] if head_named else []
+        singular(w) in x for x in label_words) and (head_named or _a_name(w, req.text) or singular(w) in beliefs.value_words())]
     used = set(g.span.split()) - set(g.qualifiers)
     place_words = set(content_words(req.place)) if g.span and not set(g.span.split()) & set(content_words(req.place)) else set()
     g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in label_words]
@@ -277,7 +280,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         need = not req.named and req.intent != RECALL and _describes_nothing(sim, beliefs, list(req.words))
         g.need = req.text if need else " ".join(req.words) or req.phrase
         g.thing = " ".join(req.words)
-        g.named = req.named
+        g.named = " ".join(respell(req.named.split(), known))  # (as the words: what it bears is read from it)
     return g
 
 

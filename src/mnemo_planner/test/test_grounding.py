@@ -438,3 +438,27 @@ def test_one_like_a_thing_named_by_no_label_is_one_like_what_its_place_holds_nea
     assert g.labels == ["mug"]
     ranked = rank_entities(sim, b, req, g, None)
     assert g.reference.key == "m1" and [e.key for _, e in ranked] == ["m2"], ranked
+
+
+def test_a_brand_said_inside_another_name_of_the_thing_still_tells_its_instances_apart(sim):
+    # the words that name the truck run from the brand to "lorry" (no word of the label); the brand,
+    # a name of no kind, is what tells the two trucks apart
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _node("d1", "truck", "plinth_1", color="red", brand="Zenthra"),
+                 _node("d2", "truck", "plinth_1", color="red", brand="Quorvo")])
+    req = rq.parse("Fetch the Zenthra goods lorry.", NOW)
+    g = ground(sim, b, req)
+    assert g.labels == ["truck"] and "zenthra" in g.span.split()
+    fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("d1", "d2")}
+    assert fits["d1"] > 0 > fits["d2"], fits
+
+
+def test_a_colour_said_inside_another_name_of_the_thing_still_tells_its_instances_apart(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _node("d1", "truck", "plinth_1", color="mauve"),
+                 _node("d2", "truck", "plinth_1", color="teal")])
+    req = rq.parse("Fetch the teal goods lorry.", NOW)
+    g = ground(sim, b, req)
+    assert g.labels == ["truck"]
+    fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("d1", "d2")}
+    assert fits["d2"] > fits["d1"], (g.span, fits)

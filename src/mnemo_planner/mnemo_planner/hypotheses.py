@@ -23,6 +23,7 @@ FIT = 0.6  # least fit of a known thing to be fetched as the one asked for
 # see it?" (its "no" is an answer), nor those that list (what was with it: the place they name answers)
 STAND_IN_QUESTIONS = (rq.WHERE, rq.WHEN)
 NEED_KNOWN = 0.45  # similarity of a need and a known thing at which it is worth going to that thing first
+SCOPE = 1.0  # what settling weighs a thing found where the request says to search
 
 
 @dataclass
@@ -205,6 +206,8 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
                 else _constraint(beliefs, req, said, e) for e in cands]
         scored = [(s + m, e) for s, m, e in zip(fits, more, cands)
                   if s >= NEED or (s > 0.0 and (m > 0.0 or e.support in searched))]
+    # (where the request says to search, "check the crates", a thing found there is the likelier one)
+    scored = [(f + (SCOPE if e.support in g.scope else 0.0), e) for f, e in scored]
     return max(scored, key=lambda x: (x[0], x[1].last_seen, x[1].key), default=None)
 
 

@@ -13,6 +13,7 @@ records); the outcome text is for people and language models.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Optional
 
 from mnemo_planner import request as rq
@@ -286,7 +287,10 @@ class GeneralPolicy:
         if e is None:
             if not exhausted and remaining > SETTLE_REACH:  # (no thing's cost can be higher: skip the scoring)
                 return None
-            best = settle_for(self.sim, self.beliefs, req, t.g, t.failed, t.locked, frozenset(t.explored))
+            # (a scope carried over from an unrelated request before says where to search first, not where
+            # the thing is likelier)
+            g = replace(t.g, scope=[]) if t.scope_carried else t.g
+            best = settle_for(self.sim, self.beliefs, req, g, t.failed, t.locked, frozenset(t.explored))
             if best is None:
                 return None
             e = best[1]

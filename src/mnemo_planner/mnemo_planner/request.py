@@ -224,8 +224,11 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                   r"(?=(?:the|all|every|each|my|our|your)\b))(?P<scope>.+?)\s+for\b", s) or \
         re.search(r"(?:^|[,;.!?]|\band\b)\s*(?:then\s+)?(?:look|search|check|go through|rummage|try|have a look)\s+"
                   r"(?:in|inside|through|into)?\s*(?P<scope>(?:the|all|every|each|my|our|your)\b[^,;.!?]*?)"
-                  r"\s*(?:please\s*)?(?:[,;.!?]|$)", s)
-    # "look through the crates in the den for the gizmo", "search the crates for the gizmo"
+                  r"\s*(?:please\s*)?(?:[,;.!?]|$)", s) or \
+        re.search(r"^\s*(?:one|any|either|some)\s+of\s+(?P<scope>(?:the|my|our|your)\b[^,;.!?]*?)\s+(?:has|holds|contains|"
+                  r"keeps|hides|has got|is holding|is keeping)\s+(?=(?:the|a|an|my|our|your|some)\b)", s)
+    # "look through the crates in the den for the gizmo", "search the crates for the gizmo", "one of the
+    # crates in the den holds the gizmo, ..." (what holds the thing is where to search)
     if m and intent != RECALL:
         scope = m.group("scope").strip()
         fetching_verb = re.search(r"\b(?:bring|fetch|get|grab|retrieve|hand|give|pass|take)\b", s)

@@ -348,3 +348,20 @@ def test_the_place_of_the_thing_to_match_stays_its_place_once_searched():
                     {"id": "pot_1", "kind": "object", "label": "teapot", "parent": "vault_1", "room": "atrium"}]
     run_task("fetch one just like the mug on the table", 12, GeneralPolicy(), world, lambda: 100.0)
     assert world.holding == "mug_2", world.calls
+
+
+def test_a_scope_carried_from_an_unrelated_request_does_not_make_what_it_holds_likelier():
+    """"Check the crate and bring me the dax", then "fetch the tumbler" (no label is one): the crate comes
+    first in the search, but settling weighs the bowl in it as any other known thing, and the embedding
+    model puts the teapot nearer the word."""
+    nodes = [NODES[0], _box("crate_1", "crate", 5.0),
+             {"id": "dax_1", "kind": "object", "label": "dax", "parent": "crate_1", "room": "atrium", "last_seen": 10.0},
+             {"id": "bowl_1", "kind": "object", "label": "bowl", "parent": "crate_1", "room": "atrium", "last_seen": 10.0},
+             {"id": "pot_1", "kind": "object", "label": "teapot", "parent": "plinth_1", "room": "atrium", "last_seen": 10.0}]
+    world = World(nodes=nodes)
+    context = DialogueContext()
+    run_task("check the crate and bring me the dax", 12, GeneralPolicy(context=context), world, lambda: 100.0)
+    world.calls.clear()
+    world.holding = ""
+    run_task("fetch the tumbler", 6, GeneralPolicy(context=context), world, lambda: 200.0)
+    assert world.holding == "pot_1", world.calls

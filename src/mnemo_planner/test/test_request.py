@@ -414,3 +414,11 @@ def test_a_connective_of_contrast_declines_what_follows_it_as_not_does():
     assert r.words == ("striped", "blick") and r.excluded == ("mauve",), r
     r = rq.parse("Bring the dax instead of the blick.", 0.0)
     assert r.words == ("dax",) and r.excluded == ("blick",), r
+
+
+def test_a_request_whose_subject_is_one_of_the_places_scopes_the_search_to_them():
+    r = rq.parse("One of the crates in the den holds the gizmo, fetch it for me.", NOW)
+    assert r.scope == "the crates in the den" and r.words == ("gizmo",) and r.intent == rq.FETCH
+    r = rq.parse("One of the bins has the blick in it; could you find it?", NOW)
+    assert r.scope == "the bins" and r.words == ("blick",)
+    assert rq.parse("One of the crates is stuck, bring me the gizmo.", NOW).scope == ""

@@ -8,7 +8,7 @@ import numpy as np
 from mnemo_planner.beliefs import Beliefs
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
-from mnemo_planner.naming import HEAD, related
+from mnemo_planner.naming import HEAD, known_compound, related
 from mnemo_planner.request import content_words
 from mnemo_planner.wording import norm, respell
 
@@ -41,6 +41,11 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         phrase = re.sub(rf"\b{re.escape(w)}\b", m, phrase) if m != w else phrase
     words = mended
     rm = [m for m in match_labels(sim, words, list(room_names), text=phrase) if m.score >= PLACE]
+    outright = [m for m in rm if not _compound_with_next(words, m.span)]
+    if outright and len(outright) < len(rm):
+        # "the dax table in the den": a room word that makes one name the lexicon knows with the word after it
+        # names a kind of fixture; the room named outright is the room
+        rm = outright
     room_words = set(rm[0].span.split()) if rm else set()
     tied = [m for m in rm if m.score >= rm[0].score - PLACE_TIE]
     if len(tied) > 1 and norm(rm[0].span) != norm(rm[0].label):
@@ -99,6 +104,12 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         room = _clearly_nearest_room(sim, words, list(room_names.values()))
         chosen_rooms = [room] if room else []
     return fixtures, chosen_rooms
+
+
+def _compound_with_next(words: list[str], span: str) -> bool:
+    """Whether the span's last word and the word after it make a name the lexicon knows."""
+    last = span.split()[-1] if span else ""
+    return any(a == last and known_compound(f"{a} {b}") for a, b in zip(words, words[1:]))
 
 
 def _clearly_nearest_room(sim: Similarity, words: list[str], rooms: list[str]) -> str:

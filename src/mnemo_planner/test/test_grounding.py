@@ -474,3 +474,12 @@ def test_a_colour_said_inside_another_name_of_the_thing_still_tells_its_instance
     assert g.labels == ["truck"]
     fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("d1", "d2")}
     assert fits["d2"] > fits["d1"], (g.span, fits)
+
+
+
+def test_a_room_word_that_makes_a_known_name_with_the_fixture_yields_to_the_room_named_outright(sim):
+    # "garden chair" is a kind of chair the lexicon knows: the chair meant is the one in the den
+    b = Beliefs()
+    b.add_nodes([_fixture("chair_1", "chair", room="garden"), _fixture("chair_2", "chair", room="den")])
+    assert ground_place(sim, b, "garden chair in the den") == (["chair_2"], ["den"])
+    assert ground_place(sim, b, "chair in the garden") == (["chair_1"], ["garden"])

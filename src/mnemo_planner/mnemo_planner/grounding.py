@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
-from mnemo_planner.naming import HEAD, lexical
+from mnemo_planner.naming import HEAD, known_compound, lexical
 from mnemo_planner.places import ground_place, kin_fixtures
 from mnemo_planner.request import RECALL, SEEN, STOPWORDS, WHEN, WHERE, Request, content_words
 from mnemo_planner.values import slip_of, values_of, word_in_values
@@ -106,8 +106,10 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
     # a name (a brand: no word of the language, or written with a capital inside the sentence) still
     # names what bears it
     head = words[-1] if words and lexicon().senses(words[-1]) else ""
+    # (nor a word that makes one name with a word beside it, a compound the lexicon knows: a kind of its own)
+    named_with = {w for a, b in zip(words, words[1:]) if known_compound(f"{a} {b}") for w in (a, b)}
     kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1
-             and not (head and w != head and not _a_name(w, text))}
+             and not (head and w != head and not _a_name(w, text)) and w not in named_with}
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
 
 
@@ -155,12 +157,20 @@ def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Req
     return [LabelMatch(best[0], PROBABLE, "")]
 
 
+def compounded(words: Sequence[str], head: str) -> list[str]:
+    """The word right before ``head`` where the two make a name the lexicon knows ("lemon curd"): part of
+    the name, not something the thing bears."""
+    return [a for a, b in zip(words, words[1:]) if b == head and known_compound(f"{a} {b}")]
+
+
 def by_description(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[LabelMatch]:
     """The kind of the known thing whose whole description (what it bears and its name) the words come
     nearest, when they name no label: another name for it, said with what it bears (a "dax leash" for a
     "blick lead" of dax). Only a kind clearly nearer than every other counts; the head word is the span,
     so the words before it still tell its instances apart."""
     ents = list(beliefs.entities.values())
+    if words and compounded(words, words[-1]):  # (a name of its own, "cold cream", describes no thing by its parts)
+        return []
     if not words or not ents:
         return []
     texts = [" ".join(["a", *values_of(e), norm(e.label)]) for e in ents]
@@ -250,7 +260,11 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         singular(w) in x for x in label_words) and (head_named or _a_name(w, req.text) or singular(w) in beliefs.value_words())]
     used = set(g.span.split()) - set(g.qualifiers)
     place_words = set(content_words(req.place)) if g.span and not set(g.span.split()) & set(content_words(req.place)) else set()
-    g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in label_words]
+    # a word that makes one name with the head of the words that named the label ("the mauve dax soup", a
+    # kind of soup the lexicon knows) is part of that name, not something the thing bears
+    named_with = set(compounded(list(req.words), g.span.split()[-1])) if g.span else set()
+    g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in label_words
+                   and w not in named_with]
     # a word right before the name qualifies what the name names; where the name is only the label's
     # qualifier ("a mauve gizmo" of a "gizmo crate"), it qualifies the gizmos, not the crate
     heads_alike = bool(g.span) and singular(g.span.split()[-1]) == singular(norm(g.labels[0]).split()[-1])

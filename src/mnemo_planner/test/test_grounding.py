@@ -476,6 +476,26 @@ def test_a_colour_said_inside_another_name_of_the_thing_still_tells_its_instance
     assert fits["d2"] > fits["d1"], (g.span, fits)
 
 
+def test_a_word_that_makes_one_known_name_with_the_name_said_is_no_attribute(sim):
+    # "lemon curd" is a name the lexicon knows: "lemon" there is no colour said, and the mauve jar fits
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _node("d1", "curd jar", "plinth_1", color="mauve"),
+                 _node("d2", "curd jar", "plinth_1", color="lemon")])
+    req = rq.parse("Bring me the mauve lemon curd.", NOW)
+    g = ground(sim, b, req)
+    assert g.labels == ["curd jar"] and "lemon" not in g.modifiers
+    fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("d1", "d2")}
+    assert fits["d1"] > 0 > fits["d2"], fits
+
+
+def test_a_value_word_inside_a_known_name_names_no_kind_by_what_it_bears(sim):
+    # only the glim is cream-coloured, but "cold cream" is a name of its own, not the cream one
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _node("g1", "glim", "plinth_1", color="cream"),
+                 _node("l1", "lather tube", "plinth_1", color="white")])
+    g = ground(sim, b, rq.parse("Where did you last see the cold cream?", NOW))
+    assert "glim" not in g.labels, g.labels
+
 
 def test_a_room_word_that_makes_a_known_name_with_the_fixture_yields_to_the_room_named_outright(sim):
     # "garden chair" is a kind of chair the lexicon knows: the chair meant is the one in the den

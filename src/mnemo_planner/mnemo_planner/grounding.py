@@ -75,6 +75,7 @@ class Grounding:
     reference: Optional[Entity] = None  # "one like the gizmo on the plinth": that gizmo
     stand_in: bool = False  # the things ranked are only the nearest known to words that name none
     place_spent: bool = False  # the places named were searched in vain: the place rules nothing out
+    compound: list[str] = field(default_factory=list)  # modifiers that make a known name with the name's head
 
 
 def _describes_nothing(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> bool:
@@ -260,11 +261,11 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         singular(w) in x for x in label_words) and (head_named or _a_name(w, req.text) or singular(w) in beliefs.value_words())]
     used = set(g.span.split()) - set(g.qualifiers)
     place_words = set(content_words(req.place)) if g.span and not set(g.span.split()) & set(content_words(req.place)) else set()
+    g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in label_words]
     # a word that makes one name with the head of the words that named the label ("the mauve dax soup", a
-    # kind of soup the lexicon knows) is part of that name, not something the thing bears
-    named_with = set(compounded(list(req.words), g.span.split()[-1])) if g.span else set()
-    g.modifiers = [w for w in req.words if w not in used and w not in place_words and singular(w) not in label_words
-                   and w not in named_with]
+    # kind of soup the lexicon knows) may be part of that name: it tells for the thing that bears it, never
+    # against one that does not
+    g.compound = compounded(list(req.words), g.span.split()[-1]) if g.span else []
     # a word right before the name qualifies what the name names; where the name is only the label's
     # qualifier ("a mauve gizmo" of a "gizmo crate"), it qualifies the gizmos, not the crate
     heads_alike = bool(g.span) and singular(g.span.split()[-1]) == singular(norm(g.labels[0]).split()[-1])
@@ -319,6 +320,8 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
         theirs = any(word_in_values(sim, w, v) for v in sibling_values)
         if mine:
             score += 1.0
+        elif w in g.compound:
+            continue
         elif theirs:
             score -= 2.0  # the word tells instances apart, and names another one
         elif singular(w) in vocabulary and w not in g.qualifiers:

@@ -192,8 +192,9 @@ class GeneralPolicy:
         if not score:
             return 0.0
         siblings = [x for x in self.beliefs.entities.values() if x.label == e.label]
-        fit = describe_fit(self.sim, Grounding(labels=[e.label], label_scores={e.label: score},
-                                               modifiers=g.modifiers, qualifiers=g.qualifiers), t.req, e, siblings, self.beliefs.value_words())
+        alone = Grounding(labels=[e.label], label_scores={e.label: score}, modifiers=g.modifiers,
+                          qualifiers=g.qualifiers, compound=g.compound)
+        fit = describe_fit(self.sim, alone, t.req, e, siblings, self.beliefs.value_words())
         return fit if fit >= min(FIT, score) else 0.0
 
     def _known_fits(self, t: TaskState) -> list[float]:

@@ -483,9 +483,14 @@ def test_a_word_that_makes_one_known_name_with_the_name_said_is_no_attribute(sim
                  _node("d2", "curd jar", "plinth_1", color="lemon")])
     req = rq.parse("Bring me the mauve lemon curd.", NOW)
     g = ground(sim, b, req)
-    assert g.labels == ["curd jar"] and "lemon" not in g.modifiers
+    assert g.labels == ["curd jar"] and g.compound == ["lemon"]
     fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("d1", "d2")}
     assert fits["d1"] > 0 > fits["d2"], fits
+    # ... though it tells for the thing that bears it, where it is all that was said
+    req = rq.parse("Bring me the lemon curd.", NOW)
+    g = ground(sim, b, req)
+    fits = {k: fit_of(sim, b, req, g, b.entities[k]) for k in ("d1", "d2")}
+    assert fits["d2"] > fits["d1"] > 0, fits
 
 
 def test_a_value_word_inside_a_known_name_names_no_kind_by_what_it_bears(sim):

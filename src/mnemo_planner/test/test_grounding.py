@@ -426,13 +426,13 @@ def test_a_refusal_refuses_the_thing_that_bears_most_of_its_words(sim):
 
 
 def test_one_like_a_thing_named_by_no_label_is_one_like_what_its_place_holds_nearest_the_name(sim):
-    # no label of the home is a beaker; of the two things on the table, the embedding model puts the mug
+    # no label of the home is a carafe; of the two things on the table, the embedding model puts the mug
     # nearer the word than the bowl: the reference is that mug, and the answer the mug like it
     b = Beliefs()
     b.add_nodes([_fixture("table_1", "table"), _fixture("vault_1", "cupboard"),
                  _node("m1", "mug", "table_1", color="red"), _node("b1", "bowl", "table_1", color="red"),
                  _node("m2", "mug", "vault_1", color="red"), _node("m3", "mug", "vault_1", color="blue")])
-    req = rq.parse("Fetch one just like the beaker on the table.", NOW)
+    req = rq.parse("Fetch one just like the carafe on the table.", NOW)
     g = ground(sim, b, req)
     assert g.labels == ["mug"]
     ranked = rank_entities(sim, b, req, g, None)
@@ -453,12 +453,12 @@ def test_a_brand_said_inside_another_name_of_the_thing_still_tells_its_instances
 
 
 def test_a_search_in_vain_settles_for_a_thing_found_where_the_request_said_to_search(sim):
-    # no label is a tumbler; the embedding model puts the teapot on the table a little nearer the word than
+    # no label is a carafe; the embedding model puts the teapot on the table a little nearer the word than
     # the bowl in a crate, but the request said to search the crates
     b = Beliefs()
     b.add_nodes([_fixture("table_1", "table"), _fixture("crate_1", "crate"), _fixture("crate_2", "crate"),
                  _node("t1", "teapot", "table_1"), _node("b1", "bowl", "crate_1")])
-    req = rq.parse("Check the crates for the tumbler.", NOW)
+    req = rq.parse("Check the crates for the carafe.", NOW)
     g = ground(sim, b, req)
     assert not g.labels and set(g.scope) == {"crate_1", "crate_2"}
     best = settle_for(sim, b, req, g, set(), set(), frozenset({"crate_1", "crate_2"}))

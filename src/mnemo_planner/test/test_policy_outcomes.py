@@ -351,7 +351,7 @@ def test_the_place_of_the_thing_to_match_stays_its_place_once_searched():
 
 
 def test_a_scope_carried_from_an_unrelated_request_does_not_make_what_it_holds_likelier():
-    """"Check the crate and bring me the dax", then "fetch the tumbler" (no label is one): the crate comes
+    """"Check the crate and bring me the dax", then "fetch the carafe" (no label is one): the crate comes
     first in the search, but settling weighs the bowl in it as any other known thing, and the embedding
     model puts the teapot nearer the word."""
     nodes = [NODES[0], _box("crate_1", "crate", 5.0),
@@ -363,5 +363,5 @@ def test_a_scope_carried_from_an_unrelated_request_does_not_make_what_it_holds_l
     run_task("check the crate and bring me the dax", 12, GeneralPolicy(context=context), world, lambda: 100.0)
     world.calls.clear()
     world.holding = ""
-    run_task("fetch the tumbler", 6, GeneralPolicy(context=context), world, lambda: 200.0)
+    run_task("fetch the carafe", 6, GeneralPolicy(context=context), world, lambda: 200.0)
     assert world.holding == "pot_1", world.calls

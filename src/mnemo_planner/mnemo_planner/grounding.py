@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
-from mnemo_planner.naming import HEAD, known_compound, lexical
+from mnemo_planner.naming import HEAD, known_pairs, lexical
 from mnemo_planner.places import ground_place, kin_fixtures
 from mnemo_planner.request import RECALL, SEEN, STOPWORDS, WHEN, WHERE, Request, content_words
 from mnemo_planner.values import slip_of, values_of, word_in_values
@@ -108,7 +108,7 @@ def by_value(sim: Similarity, beliefs: Beliefs, words: Sequence[str], text: str 
     # names what bears it
     head = words[-1] if words and lexicon().senses(words[-1]) else ""
     # (nor a word that makes one name with a word beside it, a compound the lexicon knows: a kind of its own)
-    named_with = {w for a, b in zip(words, words[1:]) if known_compound(f"{a} {b}") for w in (a, b)}
+    named_with = {w for pair in known_pairs(words) for w in pair}
     kinds = {next(iter(bearers[singular(w)])) for w in words if len(bearers.get(singular(w), ())) == 1
              and not (head and w != head and not _a_name(w, text)) and w not in named_with}
     return [LabelMatch(kinds.pop(), PROBABLE, "")] if len(kinds) == 1 else []
@@ -161,7 +161,7 @@ def by_options(sim: Similarity, beliefs: Beliefs, words: Sequence[str], req: Req
 def compounded(words: Sequence[str], head: str) -> list[str]:
     """The word right before ``head`` where the two make a name the lexicon knows ("lemon curd"): part of
     the name, not something the thing bears."""
-    return [a for a, b in zip(words, words[1:]) if b == head and known_compound(f"{a} {b}")]
+    return [a for a, b in known_pairs(words) if b == head]
 
 
 def by_description(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> list[LabelMatch]:

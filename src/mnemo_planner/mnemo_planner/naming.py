@@ -4,6 +4,7 @@ links that the embedding model may place far apart; compounds the database knows
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Sequence
 
 from mnemo_planner.function_words import STOPWORDS
 from mnemo_planner.lexicon import lexicon
@@ -42,6 +43,11 @@ def known_compound(phrase: str) -> bool:
     """A name of several words that the lexical database knows as a whole."""
     senses, head_only = lexicon().meaning(phrase)
     return len(phrase.split()) > 1 and bool(senses) and not head_only
+
+
+def known_pairs(words: Sequence[str]) -> list[tuple[str, str]]:
+    """Each two neighbouring words that make a name the lexicon knows ("lemon curd"), in order."""
+    return [(a, b) for a, b in zip(words, words[1:]) if known_compound(f"{a} {b}")]
 
 
 def other_compound(s: list[str], lab: list[str]) -> bool:

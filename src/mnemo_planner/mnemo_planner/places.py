@@ -8,7 +8,7 @@ import numpy as np
 from mnemo_planner.beliefs import Beliefs
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
-from mnemo_planner.naming import HEAD, known_compound, related
+from mnemo_planner.naming import HEAD, known_pairs, related
 from mnemo_planner.request import content_words
 from mnemo_planner.wording import norm, respell
 
@@ -109,7 +109,7 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
 def _compound_with_next(words: list[str], span: str) -> bool:
     """Whether the span's last word and the word after it make a name the lexicon knows."""
     last = span.split()[-1] if span else ""
-    return any(a == last and known_compound(f"{a} {b}") for a, b in zip(words, words[1:]))
+    return any(a == last for a, _ in known_pairs(words))
 
 
 def _clearly_nearest_room(sim: Similarity, words: list[str], rooms: list[str]) -> str:

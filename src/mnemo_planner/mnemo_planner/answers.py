@@ -12,6 +12,7 @@ from mnemo_planner.calendar import Calendar
 from mnemo_planner.grounding import UNRELATED, Grounding
 from mnemo_planner.hypotheses import nearest_label, need_fit
 from mnemo_planner.matching import Similarity
+from mnemo_planner.places import nearest, spoken
 from mnemo_planner.values import word_in_values
 from mnemo_planner.wording import norm, respell
 
@@ -139,21 +140,36 @@ class Answerer:
         # the options' slips mended against the values the things bear ("the mauvve one" of a "mauve" one)
         vocab = [str(v) for e in ranked for v in e.attributes.values()]
         options = [" ".join(respell(o.lower().split(), vocab)) for o in req.options]
-        there = sorted(((len(h), max(s.until for s in h), e) for e in ranked
-                        for h in [self._at_place(e, g, since, until)] if h), key=lambda x: (-x[0], -x[1]))
+        there = self._there(req, g, ranked, since, until)
         if not there:
             if any(bears(o, e) for o in options for e in ranked):
                 return "I did not see either of them there then."
             return "I cannot tell which one."
-        seen = there[0][2]
+        seen = there[0]
         mine = [o for o in options if bears(o, seen)]
+        others = [e for e in ranked if e.key != seen.key]
+        if len(mine) > 1:  # (it bears both: the option no other one bears tells it apart)
+            mine = [o for o in mine if not any(bears(o, e) for e in others)] or mine
         if len(mine) == 1:
             return f"The {mine[0]} one ({seen.label})."
-        others = [e for e in ranked if e.key != seen.key]
         free = [o for o in options if not any(bears(o, e) for e in others)]
         if not mine and len(free) == 1:
             return f"The {free[0]} one ({seen.label})."
         return "I cannot tell which one."
+
+    def _there(self, req: rq.Request, g: Grounding, ents: list[Entity], since: float, until: float) -> list[Entity]:
+        """The things seen at the place asked about in the window, likeliest first: the one seen at the
+        place whose name and room the place words come nearest (where they named several places, or none
+        the home has by that name: then every place the things were seen at is weighed so), then the one
+        seen there more often, then more lately."""
+        seen = {e.key: self._at_place(e, g, since, until) for e in ents}
+        places = {s.support: spoken(self.b, s.support, s.room) for h in seen.values() for s in h}
+        fits = {fid: float(v) for fid, v in zip(places, self.sim.matrix([norm(req.place)], list(places.values()))[0])} \
+            if req.place and places else {}
+        near = nearest(fits, fits)
+        scored = [(bool({s.support for s in h} & near), len(h), max(s.until for s in h), e)
+                  for e in ents for h in [seen[e.key]] if h]
+        return [x[-1] for x in sorted(scored, key=lambda x: (-x[0], -x[1], -x[2]))]
 
     def count(self, g: Grounding, since: float, until: float) -> str:
         labels = set(g.labels[:1]) | {lab for lab, sc in g.label_scores.items() if sc >= 0.99}

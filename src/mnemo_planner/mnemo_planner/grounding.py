@@ -15,8 +15,9 @@ from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
 from mnemo_planner.naming import HEAD, known_pairs, lexical
-from mnemo_planner.places import ground_place, kin_fixtures
+from mnemo_planner.places import ground_place, kin_fixtures, place_fits
 from mnemo_planner.request import RECALL, SEEN, STOPWORDS, WHEN, WHERE, Request, content_words
+from mnemo_planner.slips import one_edit
 from mnemo_planner.values import slip_of, values_of, word_in_values
 from mnemo_planner.wording import norm, respell, run_on
 from mnemo_planner.words import singular
@@ -76,6 +77,7 @@ class Grounding:
     stand_in: bool = False  # the things ranked are only the nearest known to words that name none
     place_spent: bool = False  # the places named were searched in vain: the place rules nothing out
     compound: list[str] = field(default_factory=list)  # modifiers that make a known name with the name's head
+    place_fit: dict[str, float] = field(default_factory=dict)  # how near the place words come to each fixture
 
 
 def _describes_nothing(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> bool:
@@ -282,6 +284,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
     if req.place:
         g.fixtures, g.rooms = place
         g.kin = kin_fixtures(beliefs, g.fixtures, g.rooms)
+        g.place_fit = place_fits(sim, beliefs, req.place)
     if not g.fixtures and not g.rooms and req.kind in ("with", "what_at", "count"):
         g.fixtures, g.rooms = ground_place(sim, beliefs, " ".join(w for w in req.words if w not in g.span.split()))
     if req.scope:
@@ -331,14 +334,21 @@ def describe_fit(sim: Similarity, g: Grounding, req: Request, e: Entity, sibling
     for w in g.adjacent:  # "a fluted gizmo" is not the widget gizmo, whatever else they share
         if w not in g.modifiers or not word_in_values(sim, w, values + [norm(e.attributes.get("owner", ""))]):
             score -= ADJACENT
-    for q in req.quoted:
-        have = any(norm(q) in v or v in norm(q) for v in values if v)
+    for q in req.quoted:  # (the text quoted is most of the words of one value: a "blue" one is no 'blues')
+        said = set(norm(q).split())
+        have = any(len(said & set(v.split())) >= 0.5 * max(len(said), len(v.split())) for v in values if v)
         score += 2.0 if have else -3.0
     if req.owner:
-        owner = e.attributes.get("owner", "").lower()
-        if owner == req.owner:
+        # (a name said with a slip is the owner's it is one slip from, where no thing's owner is so spelt)
+        owners = [x.attributes.get("owner", "").lower() for x in (e, *siblings)]
+        exact = req.owner in owners
+
+        def is_owner(name: str) -> bool:
+            return bool(name) and (name == req.owner or (not exact and len(req.owner) >= 3 and one_edit(name, req.owner)))
+        owner = owners[0]
+        if is_owner(owner):
             score += 2.0
-        elif owner or any(s.attributes.get("owner", "").lower() == req.owner for s in siblings):
+        elif owner or any(is_owner(x) for x in owners[1:]):
             score -= 3.0
     elif e.attributes.get("owner") and any(not s.attributes.get("owner") for s in siblings if s.key != e.key):
         score -= OWNED  # (asked for without an owner, one of its kind that is someone's is less likely meant)

@@ -13,6 +13,7 @@ from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.grounding import NEED, Grounding, describe_fit
 from mnemo_planner.matching import Similarity
+from mnemo_planner.places import nearest
 from mnemo_planner.wording import norm
 from mnemo_planner.words import singular
 
@@ -24,6 +25,9 @@ FIT = 0.6  # least fit of a known thing to be fetched as the one asked for
 STAND_IN_QUESTIONS = (rq.WHERE, rq.WHEN)
 NEED_KNOWN = 0.45  # similarity of a need and a known thing at which it is worth going to that thing first
 SCOPE = 1.0  # what settling weighs a thing found where the request says to search
+PLACE_FIT = 1.0  # what place words that name no place weigh for a thing at the place they come nearest
+PLACE_FLOOR = 0.4  # ... if that near at least
+ANCHOR_FIT = 0.5  # ... and among the places they name
 
 
 @dataclass
@@ -44,17 +48,23 @@ def _at(beliefs: Beliefs, e: Entity, g: Grounding) -> bool:
 def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> float:
     """Bonus for satisfying the place, time and habit constraints; a penalty for contradicting them."""
     if not (g.fixtures or g.rooms) or g.place_spent:
+        fit = 0.0 if g.place_spent else _nearest_place(beliefs, req, g, e)
         if req.window is not None:
-            return 1.0 if e.places(*req.window) else -1.0
-        return 0.0
+            return (1.0 if e.places(*req.window) else -1.0) + fit
+        return fit
     anchors = set(g.fixtures)
     if g.rooms and not anchors:
         anchors = {fid for fid, f in beliefs.fixtures.items() if f.room in g.rooms}
     first = beliefs.fixture_label(g.fixtures[0]) if g.fixtures else ""
 
+    # (where the words name fixtures: a room named alone names each of its fixtures alike)
+    near_words = nearest(g.place_fit, anchors | set(g.kin)) if g.fixtures else set()
+
     def anchored(fid: str) -> float:  # (the nearest named fixture first, where several are named alike; then
-        # a fixture the words may mean, of a kind of the one they name)
-        return (3.0 if not first or beliefs.fixture_label(fid) == first else 2.9) if fid in anchors else 2.8
+        # a fixture the words may mean, of a kind of the one they name; of these, those the words come
+        # nearest with their room)
+        return ((3.0 if not first or beliefs.fixture_label(fid) == first else 2.9) if fid in anchors else 2.8) + \
+            (ANCHOR_FIT if fid in near_words else 0.0)
 
     near = anchors | set(g.kin)
     if req.habit:
@@ -67,6 +77,23 @@ def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> f
         there = set(e.places(*req.window)) & near
         return max(anchored(fid) for fid in there) if there else -2.0
     return anchored(e.support) if e.support in near else -1.5
+
+
+def _nearest_place(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> float:
+    """Where the place words name no place of the home by its name ("the gizmo on the plinth", and no
+    fixture or room is so called): ``PLACE_FIT`` if the thing's place, the one the request asks about (its
+    usual place, its places in the window, or where it is), is among those the words come nearest, at
+    least ``PLACE_FLOOR`` near."""
+    if not g.place_fit or not g.labels:  # (which of the things of a kind named: a need's words say no place)
+        return 0.0
+    if req.habit:
+        places = e.places()
+        fids = [max(places.items(), key=lambda kv: kv[1])[0]] if places else []
+    elif req.window is not None:
+        fids = list(e.places(*req.window))
+    else:
+        fids = [e.support] if e.support else []
+    return PLACE_FIT if set(fids) & nearest(g.place_fit, g.place_fit, PLACE_FLOOR) else 0.0
 
 
 def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,

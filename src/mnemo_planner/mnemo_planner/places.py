@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 import numpy as np
 
@@ -104,6 +105,32 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
         room = _clearly_nearest_room(sim, words, list(room_names.values()))
         chosen_rooms = [room] if room else []
     return fixtures, chosen_rooms
+
+
+def spoken(beliefs: Beliefs, fid: str, room: str = "") -> str:
+    """A fixture as a person names it, with its room ("the dax shelf in the den"); ``room`` where the
+    fixture's own is not known."""
+    room = (beliefs.room_label(fid) or room.replace("_", " ")).strip()
+    return norm(beliefs.fixture_label(fid)) + (f" in the {room}" if room else "")
+
+
+def place_fits(sim: Similarity, beliefs: Beliefs, phrase: str) -> dict[str, float]:
+    """How near a place phrase comes to each fixture of the home, named with its room, as a whole: the
+    evidence that ranks places where the phrase named several, or none by a name the home has (rounded,
+    so that alike names tie)."""
+    fids = sorted(beliefs.fixtures)
+    if not phrase.strip() or not fids:
+        return {}
+    near = sim.matrix([norm(phrase)], [spoken(beliefs, fid) for fid in fids])[0]
+    return {fid: round(float(v), 3) for fid, v in zip(fids, near)}
+
+
+def nearest(fits: dict[str, float], among: Iterable[str], floor: float = 0.0) -> set[str]:
+    """Of the places ``among``, those the words come nearest (within ``PLACE_TIE`` of the best, which must
+    reach ``floor``): a nearer one by less than that is no evidence."""
+    scores = {fid: fits[fid] for fid in among if fid in fits}
+    best = max(scores.values(), default=float("-inf"))
+    return {fid for fid, v in scores.items() if v >= best - PLACE_TIE} if best >= floor else set()
 
 
 def _compound_with_next(words: list[str], span: str) -> bool:

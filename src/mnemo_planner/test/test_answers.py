@@ -185,3 +185,36 @@ def test_what_else_was_at_a_place_besides_a_thing_by_a_name_no_label_bears_is_wh
     assert r.companion and r.words == ("zorp",) and r.place == "dax box", r
     a = _answer(sim, b, "Besides the zorp, what is stashed in the dax box?")
     assert "widget" in a and "quibble" in a and "blick box" not in a, a
+
+
+def _two_plinths():
+    """Two plinths, one in each of two rooms; yesterday a mauve gizmo stood on the one in the crypt and a
+    teal one on the one in the belfry (the teal one seen there more often)."""
+    b = Beliefs()
+    y = 2 * DAY + 10 * 3600.0
+    b.add_nodes([_fixture("plinth_1", "plinth", "crypt"), _fixture("plinth_2", "plinth", "belfry"),
+                 _node("g1", "gizmo", [(y, y + 600.0, "plinth_1")], color="mauve"),
+                 _node("g2", "gizmo", [(y, y + 60.0, "plinth_2"), (y + 120.0, y + 180.0, "plinth_2"),
+                                       (y + 240.0, y + 600.0, "plinth_2")], color="teal")])
+    return b
+
+
+def test_of_things_seen_at_places_named_alike_which_is_the_one_at_the_place_the_words_come_nearest(sim):
+    """The place words name both plinths by name (their room by no name of the home's): the answer is
+    about the plinth whose room the words come nearest, in either direction, not the thing seen more."""
+    b = _two_plinths()
+    q = "Which of the gizmos was on the plinth {} yesterday, the mauve one or the teal one?"
+    assert "teal" in _answer(sim, b, q.format("up in the bell tower"))
+    assert "mauve" in _answer(sim, b, q.format("in the vault"))
+
+
+def test_of_two_options_the_thing_seen_there_bears_both_the_one_no_other_thing_bears_answers(sim):
+    """The gizmo on the plinth yesterday is ochre with a vermilion finish; the other one is vermilion:
+    "the ochre one or the vermilion one" is the ochre one (vermilion tells neither apart)."""
+    b = Beliefs()
+    y = 2 * DAY + 10 * 3600.0
+    b.add_nodes([_fixture("plinth_1", "plinth", "den"), _fixture("crate_1", "crate", "atrium"),
+                 _node("g1", "gizmo", [(y, y + 600.0, "plinth_1")], color="ochre", finish="vermilion"),
+                 _node("g2", "gizmo", [(y, y + 600.0, "crate_1")], color="vermilion")])
+    a = _answer(sim, b, "Which of the gizmos was on the plinth yesterday, the ochre one or the vermilion one?")
+    assert "ochre" in a and "vermilion" not in a, a

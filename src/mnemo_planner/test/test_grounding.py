@@ -508,3 +508,51 @@ def test_a_room_word_that_makes_a_known_name_with_the_fixture_yields_to_the_room
     b.add_nodes([_fixture("chair_1", "chair", room="garden"), _fixture("chair_2", "chair", room="den")])
     assert ground_place(sim, b, "garden chair in the den") == (["chair_2"], ["den"])
     assert ground_place(sim, b, "chair in the garden") == (["chair_1"], ["garden"])
+
+
+def test_of_the_places_the_words_name_alike_the_thing_at_the_one_they_come_nearest_ranks_first(sim):
+    """Two plinths in two rooms that the place words name by no name of the home's ("up in the bell
+    tower", "in the vault"): the gizmo on the plinth whose room the words come nearest ranks first, either
+    way round."""
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth", "crypt"), _fixture("plinth_2", "plinth", "belfry"),
+                 _node("g1", "gizmo", "plinth_1"), _node("g2", "gizmo", "plinth_2")])
+    for words, wanted in (("up in the bell tower", "g2"), ("in the vault", "g1")):
+        req = rq.parse(f"Bring me the gizmo from the plinth {words}.", NOW)
+        g = ground(sim, b, req)
+        assert set(g.fixtures) == {"plinth_1", "plinth_2"}, g
+        assert rank_entities(sim, b, req, g, None)[0][1].key == wanted
+
+
+def test_place_words_that_name_no_place_of_the_home_still_point_at_the_thing_whose_place_they_come_nearest(sim):
+    """"The gizmo from the shipping box" where the home has a stone plinth and a cargo crate: the words
+    name neither, but come clearly nearer the crate, so the gizmo there ranks first (the other one was seen
+    later)."""
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "stone plinth"), _fixture("crate_1", "cargo crate"),
+                 dict(_node("g1", "gizmo", "plinth_1"), last_seen=20.0), _node("g2", "gizmo", "crate_1")])
+    req = rq.parse("Bring me the gizmo from the shipping box.", NOW)
+    g = ground(sim, b, req)
+    assert not g.fixtures and not g.rooms, g
+    assert rank_entities(sim, b, req, g, None)[0][1].key == "g2"
+
+
+def test_an_owner_named_with_a_slip_is_the_owner_one_slip_away_unless_another_is_so_spelt(sim):
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _node("g1", "gizmo", "plinth_1", color="teal"),
+                 _node("g2", "gizmo", "plinth_1", color="mauve", owner="Zenthra")])
+    req = rq.parse("Bring me Zentra's gizmo.", NOW)
+    assert rank_entities(sim, b, req, ground(sim, b, req), None)[0][1].key == "g2"
+    b.add_nodes([_node("g3", "gizmo", "plinth_1", color="ochre", owner="Zentra")])
+    assert rank_entities(sim, b, req, ground(sim, b, req), None)[0][1].key == "g3"
+
+
+def test_quoted_text_is_matched_by_the_words_of_a_value_not_by_its_letters(sim):
+    """The teal gizmo is titled 'Zorp Blick Mauves', the mauve one 'Quorvo Dax': the quoted title names the
+    teal one only, though the mauve one's colour is inside the quote's letters."""
+    b = Beliefs()
+    b.add_nodes([_fixture("plinth_1", "plinth"), _node("g1", "gizmo", "plinth_1", color="teal", title="Zorp Blick Mauves"),
+                 _node("g2", "gizmo", "plinth_1", color="mauve", title="Quorvo Dax")])
+    req = rq.parse("It has to be the 'Zorp Blick Mauves' gizmo.", NOW)
+    ranked = rank_entities(sim, b, req, ground(sim, b, req), None)
+    assert ranked[0][1].key == "g1" and all(f < ranked[0][0] for f, _ in ranked[1:])

@@ -37,12 +37,20 @@ OPENERS = {"oh", "ok", "okay", "right", "alright", "great", "good", "cool", "tha
            "perfect", "lovely", "nice"}
 
 
+# ... or holds an adverb of addition or sequence where it stands ("can you also find the dax", "the dax
+# too", "the dax next": "next" before no noun, and not "next to")
+ADDING = re.compile(r"\balso\b|\b(?:too|as well)\s*(?:[,.;:!?]|$)|\bnext\b(?:\s+([a-z]+))?")
+
+
 def continues(text: str) -> bool:
     """Whether ``text`` opens with a connective (a slip in one of its words of five letters or more
-    forgiven: a word that is no word of the language, one edit from the connective's)."""
+    forgiven: a word that is no word of the language, one edit from the connective's), or says that it adds
+    to what was asked before."""
     words = re.findall(r"[a-z']+", text.lower())
     while words and words[0] in OPENERS:
         words = words[1:]
     return any(len(words) >= len(c.split()) and all(
         a == b or (len(b) >= 5 and one_edit(a, b) and not lexicon().knows(a)) for a, b in zip(words, c.split()))
-        for c in CONNECTIVES)
+        for c in CONNECTIVES) or any(
+        not m.group(0).startswith("next") or not m.group(1) or (m.group(1) != "to" and not lexicon().noun(m.group(1)))
+        for m in ADDING.finditer(text.lower()))

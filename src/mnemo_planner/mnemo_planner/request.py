@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from mnemo_planner.calendar import Calendar
+from mnemo_planner.dialogue import CONNECTIVES, OPENERS
 from mnemo_planner.function_words import STOPWORDS
 from mnemo_planner.idioms import plain
 from mnemo_planner.lexicon import lexicon
@@ -290,6 +291,8 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         head = m.group(1)[len(phrase):].split()[:1]
         if phrase and phrase not in PLACEHOLDERS and not (head and head[0] in PLACEHOLDERS):
             named = phrase  # (not "the proper thing": words before a placeholder name nothing)
+    if not named and intent == FETCH:
+        named = _elliptic(s)
     # (a bare "that" or "this" is the pronoun only as a fetching verb's whole object: "carry that across",
     # not "carry that gizmo")
     demonstrative = DEMONSTRATIVE.search(s)
@@ -338,6 +341,25 @@ def _names_some(word: str) -> bool:
     """After "some" or "any", whether the word names things ("some daxes ... bring it"), not a quantity or a
     span of time ("some more", "any left", "some time")."""
     return word not in STOPWORDS and word != "more" and not lexicon().of_time(word)
+
+
+# a request that is only its thing, after an interjection or a connective, with at most an adverb of
+# sequence, thanks or a clause of time after it: "and the gizmo?", "right, the gizmo next, when you can"
+ELLIPTIC = re.compile(r"^\s*(?:(?:" + "|".join(sorted(OPENERS | set(CONNECTIVES), key=len, reverse=True)) +
+                      r")\b[\s,]*)*(?:the|my|our|your|his|her|their|some|a|an)\s+([a-z][a-z\- ]*?)"
+                      r"(?:\s+(?:next|too|now|as well|also|please))?\s*(?:[,.;:!?]|$|\b(?:when|whenever|if|thanks|"
+                      r"thank you|cheers|ta)\b)")
+
+
+def _elliptic(s: str) -> str:
+    """The thing a request names with no verb ("now the gizmo"): its noun phrase, or "" for any other."""
+    m = ELLIPTIC.search(s)
+    phrase = noun_phrase(m.group(1)) if m else ""
+    # (the words up to the end of the clause are all the noun phrase: "the dax is wobbly, ..." is no request;
+    # nor is it where the request goes on to ask for something else: "the dax went pop; bring the thing for it")
+    whole = bool(phrase) and phrase == m.group(1).strip() and not re.search(
+        r"\b(?:" + "|".join(PLACEHOLDERS) + r"|what)\b", s[m.end():])
+    return phrase if whole and content_words(phrase) and phrase not in PLACEHOLDERS else ""
 
 
 def noun_phrase(text: str) -> str:

@@ -21,11 +21,14 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
            "seen", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "many", "the",
            "three", "four", "five", "seven", "eight", "nine", "days", "hours", "week", "earlier", "before", "ago",
            "want", "need", "wrong", "next", "near", "from", "with", "kind") + \
-    ("twin", "pair", "identical", "matching", "matches", "check", "search")
+    ("twin", "pair", "identical", "matching", "matches", "check", "search") + \
+    ("tell", "remind", "remember", "recall", "name", "list", "time")
 FUNCTION = tuple(sorted(w for w in STOPWORDS if "'" not in w))
 # ... of which these words of reference to another thing, and verbs that name where to search, only where
-# the slip is no word itself ("twine", "cheek")
-UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches", "check", "search")
+# the slip is no word itself ("twine", "cheek"), the words a question turns on: the verbs that put it as a
+# request, and the time it asks for ("telly", "timer"), and "other" ("to bother you")
+UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches", "check", "search", "tell", "remind", "remember",
+                "recall", "name", "list", "time", "other", "another")
 # ... of which these only before a determiner: "form the plinth", but "a tax form"
 BEFORE_DETERMINER = ("from", "with")
 # ... of which a word of the language is taken for these verbs only before what may begin their object and,
@@ -36,6 +39,9 @@ FETCH_VERBS = ("bring", "fetch", "find", "want", "need")
 # contraction of English ("here's", "that's", "there's")
 WH = ("where", "what", "when", "which")
 CONTRACTED = ("here", "there", "that", "it", "he", "she", "who", "let", "one")
+# ... where it opens a clause: first, after punctuation, or after one of these ("tell me whre's ...")
+CLAUSE_OPENERS = ("me", "us", "and", "but", "so", "or", "then", "now", "ok", "okay", "hey", "oh", "um", "er", "well",
+                  "know", "remember", "wonder", "tell", "remind", "sure")
 
 
 def near_a_word(word: str) -> bool:
@@ -107,8 +113,9 @@ def fix_words(text: str) -> str:
 
     def wh(m: re.Match) -> str:
         w = m.group(1)
-        if w in WH or w in CONTRACTED:
-            return m.group(0)
+        before = re.findall(r"[a-z']+|[^\sa-z']", text[:m.start()])
+        if w in WH or w in CONTRACTED or (before and before[-1][0].isalpha() and before[-1] not in CLAUSE_OPENERS):
+            return m.group(0)  # (a question word opens its clause: after "fetch", "dax's" is someone's)
         near = [x for x in WH if one_edit(w, x)]
         return near[0] + "'s" if len(near) == 1 else m.group(0)
     text = re.sub(r"\b([a-z]+)'s\b", wh, text)

@@ -9,12 +9,14 @@ from mnemo_planner.dialogue import continues
 
 @pytest.mark.parametrize("text", ["After that, bring the dax.", "Next, the gizmo", "and then the plinth one",
                                   "One more thnig: the quorvo.", "Also the snorkum, please",
-                                  "Great, thanks! Now the blicket.", "Okay, while you're at it, the dax"])
+                                  "Great, thanks! Now the blicket.", "Okay, while you're at it, the dax",
+                                  "Can you also find the dax?", "Right, the gizmo next.", "The blick too, please."])
 def test_a_connective_continues_the_request_before(text):
     assert continues(text)
 
 
 @pytest.mark.parametrize("text", ["The one I want is the dax.", "Them over there", "Bring me the gizmo.",
-                                  "Andromeda's gizmo", "Nextdoor's dax"])
+                                  "Andromeda's gizmo", "Nextdoor's dax", "Bring the gizmo next to the plinth.",
+                                  "The dax is too heavy, bring the blick."])
 def test_other_openings_start_afresh(text):
     assert not continues(text)

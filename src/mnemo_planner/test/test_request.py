@@ -144,6 +144,22 @@ def test_a_word_of_the_language_is_a_verb_of_fetching_only_before_what_may_begin
     assert rq.fix_words("the blick wants a gizmo") == "the blick want a gizmo"  # (a form of the verb, as before)
 
 
+def test_a_request_that_is_only_its_thing_names_it():
+    assert rq.parse("Right, the snorkum next.", NOW).named == "snorkum"
+    assert rq.parse("And the dax blick?", NOW).named == "dax blick"
+    assert rq.parse("Thanks, now the mauve gizmo, when you can.", NOW).named == "mauve gizmo"
+    # a sentence about the situation names no thing to fetch, nor does one that goes on to ask for another
+    assert rq.parse("The blick is wobbly, bring me what I need.", NOW).named == ""
+    assert rq.parse("The dax went pop; could you bring me the thing for it?", NOW).named == ""
+
+
+def test_a_slip_in_the_words_a_question_turns_on_is_mended_where_the_slip_is_no_word():
+    assert rq.parse("Tlel me which of the gizmos was on the plinth, the mauve one or the teal one?", NOW).kind == rq.WHICH
+    assert rq.fix_words("what tmie was the gizmo last seen") == "what time was the gizmo last seen"
+    assert rq.fix_words("naame something that was on the plinth") == "name something that was on the plinth"
+    assert rq.fix_words("bring the dax timer and the telly") == "bring the dax timer and the telly"  # (words)
+
+
 def test_a_function_word_ending_a_two_word_name_of_a_thing_is_part_of_that_name():
     r = rq.parse("Hand over the mauve trash can you left by the plinth.", NOW)
     assert r.named == "mauve trash can" and "can" in r.words

@@ -205,6 +205,15 @@ class Beliefs:
                 if get(s, "relation", "") == "in" and support:
                     self.fixtures[support].container = True
 
+    def put(self, key: str, fid: str, now: float) -> None:
+        """The robot put the thing it held at ``fid``: that is where it is now."""
+        e = self.entities.get(key)
+        if e is None or not fid:
+            return
+        room = self.fixtures[fid].room if fid in self.fixtures else ""
+        e.support, e.room, e.current, e.last_seen = fid, room or e.room, True, max(e.last_seen, now)
+        e.sightings.append(Sighting(now, now, fid, room, frame="put"))
+
     def add_detections(self, detections: Iterable[Any], at: str, now: float, inside: bool) -> list[Entity]:
         """What the camera shows now at fixture ``at``: entities updated, returned in view order."""
         self._value_words = None

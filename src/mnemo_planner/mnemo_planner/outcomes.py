@@ -70,8 +70,11 @@ def absorb(beliefs: Beliefs, t: TaskState, entry: WorkingEntry) -> None:
     elif tool == "pick":
         t.target, t.carrying = str(data.get("picked_id", "")) or target, True
     elif tool == "place":
+        if out.ok:  # (what it put down is where it put it)
+            beliefs.put(t.target if t.carrying else t.held, target, t.now)
         if out.ok or code == SkillCode.GRIPPER_EMPTY:
             t.holding = t.carrying = False
+            t.held = ""
         if code == SkillCode.GRIPPER_EMPTY:  # only a continuation presumes a full gripper: the world changed
             t.at, t.here = "", None  # since, and where the robot stands is not known either
         elif code != SkillCode.NOT_AT_FIXTURE:

@@ -66,6 +66,8 @@ class GeneralPolicy:
             self._t = TaskState(rq.parse(state.instruction, state.now, self.calendar), state.now)
             self._key, self.beliefs = key, Beliefs()
             self._previous = self.context.recent(state.now) if self.context is not None else None
+            last = self._previous or {}
+            self._t.held = str(last.get("target", "")) if last.get("holding") else ""
             prev = self._previous if continues(state.instruction) else None  # a request that continues the one
             if prev:  # before finds the robot where that one left it, holding what it held
                 self._t.at, self._t.here, self._t.holding = prev["at"], prev["here"], prev["holding"]

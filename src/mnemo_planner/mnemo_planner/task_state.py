@@ -39,6 +39,7 @@ class TaskState:
     closed: set = field(default_factory=set)  # containers found closed in this task
     failed: set = field(default_factory=set)  # (entity key, fixture) picks that found nothing
     target: str = ""  # the entity the request settled on
+    held: str = ""  # the entity the request before left in the gripper, if it did
     glance: Optional[dict] = None  # entity key -> last seen, taken before reading the graph on arrival
     place_spent: bool = False  # every place the request names was searched in vain
     scope_carried: bool = False  # the search scope is the request before's (this one names none)

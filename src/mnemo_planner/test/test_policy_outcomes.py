@@ -10,10 +10,13 @@ from mnemo_planner.beliefs import Beliefs
 from mnemo_planner.dialogue import DialogueContext
 from mnemo_planner.grounding import Grounding
 from mnemo_planner.hypotheses import search_places
-from mnemo_planner.loop import run_task
+from mnemo_planner import request as rq
+from mnemo_planner.loop import WorkingEntry, run_task
+from mnemo_planner.outcomes import absorb
+from mnemo_planner.task_state import TaskState
 from mnemo_planner.matching import Similarity
 from mnemo_planner.policy import GeneralPolicy
-from mnemo_planner.tools import ToolOutcome
+from mnemo_planner.tools import Action, ToolOutcome
 
 NODES = [
     {"id": "plinth_1", "kind": "fixture", "label": "table", "room": "atrium", "position": (1.0, 0.0, 0.7),
@@ -212,6 +215,35 @@ def test_a_follow_up_searches_on_among_the_places_the_request_before_named():
     run_task("after that, fetch the snorkum", 12, GeneralPolicy(context=context), world, lambda: 200.0)
     visits = [target for tool, target in world.calls if tool == "navigate"]
     assert visits and visits[0] == "crate_2", world.calls
+
+
+def test_a_follow_up_that_only_names_its_thing_searches_on_among_the_places_named_before():
+    """"The snorkum next" and "can you also find the snorkum" add to the request before: they search the
+    crates it named first, as "after that, fetch the snorkum" does."""
+    for text in ("Right, the snorkum next.", "Can you also find the snorkum?"):
+        nodes = [_box("crate_1", "crate", 1.0), _box("crate_2", "crate", 9.0), _box("vorple_1", "vorple", 2.0),
+                 _box("kessik_1", "kessik", 3.0), _box("drumlet_1", "drumlet", 4.0),
+                 {"id": "dax_1", "kind": "object", "label": "dax", "parent": "crate_1", "room": "atrium",
+                  "last_seen": 10.0}]
+        world = World(nodes=nodes)
+        world.unseen = [{"id": "snorkum_1", "label": "snorkum", "parent": "crate_2"}]
+        context = DialogueContext()
+        run_task("I left the dax in one of the crates, fetch it", 12, GeneralPolicy(context=context), world,
+                 lambda: 100.0)
+        world.calls.clear()
+        run_task(text, 12, GeneralPolicy(context=context), world, lambda: 200.0)
+        visits = [target for tool, target in world.calls if tool == "navigate"]
+        assert visits and visits[0] == "crate_2", (text, world.calls)
+
+
+def test_what_the_robot_puts_down_is_believed_where_it_put_it():
+    """The gripper held the dax fetched before: once put down on the crate, the dax is on the crate (the
+    graph read at the start still has it on the table)."""
+    beliefs = Beliefs()
+    beliefs.add_nodes(NODES)
+    t = TaskState(rq.parse("bring me the bowl", 200.0), 200.0, held="mug_1", holding=True, at="vault_1")
+    absorb(beliefs, t, WorkingEntry(Action("place", {"target": "vault_1"}), ToolOutcome(True, "placed", {"outcome": 0})))
+    assert beliefs.entities["mug_1"].support == "vault_1" and not t.holding and not t.held
 
 
 def test_a_door_the_graph_remembers_open_from_before_the_task_is_opened_again():

@@ -37,7 +37,7 @@ OPENERS = {"oh", "ok", "okay", "right", "alright", "great", "good", "cool", "tha
            "perfect", "lovely", "nice"}
 
 
-# ... or holds an adverb of addition or sequence where it stands ("can you also find the dax", "the dax
+# ... or holds an adverb of addition or sequence where it stands ("you might also grab the dax", "the dax
 # too", "the dax next": "next" before no noun, and not "next to")
 ADDING = re.compile(r"\balso\b|\b(?:too|as well)\s*(?:[,.;:!?]|$)|\bnext\b(?:\s+([a-z]+))?")
 

@@ -356,7 +356,7 @@ def _elliptic(s: str) -> str:
     m = ELLIPTIC.search(s)
     phrase = noun_phrase(m.group(1)) if m else ""
     # (the words up to the end of the clause are all the noun phrase: "the dax is wobbly, ..." is no request;
-    # nor is it where the request goes on to ask for something else: "the dax went pop; bring the thing for it")
+    # nor is it where the request goes on to ask for something else: "the dax snapped; hand over anything that mends it")
     whole = bool(phrase) and phrase == m.group(1).strip() and not re.search(
         r"\b(?:" + "|".join(PLACEHOLDERS) + r"|what)\b", s[m.end():])
     return phrase if whole and content_words(phrase) and phrase not in PLACEHOLDERS else ""

@@ -26,7 +26,7 @@ LEXICON = ("other", "another", "bring", "fetch", "where", "which", "when", "what
 FUNCTION = tuple(sorted(w for w in STOPWORDS if "'" not in w))
 # ... of which these words of reference to another thing, and verbs that name where to search, only where
 # the slip is no word itself ("twine", "cheek"), the words a question turns on: the verbs that put it as a
-# request, and the time it asks for ("telly", "timer"), and "other" ("to bother you")
+# request, and the time it asks for ("telly", "timer"), and "other" (never from "bother")
 UNKNOWN_ONLY = ("twin", "pair", "identical", "matching", "matches", "check", "search", "tell", "remind", "remember",
                 "recall", "name", "list", "time", "other", "another")
 # ... of which these only before a determiner: "form the plinth", but "a tax form"

@@ -10,7 +10,7 @@ from mnemo_planner.dialogue import continues
 @pytest.mark.parametrize("text", ["After that, bring the dax.", "Next, the gizmo", "and then the plinth one",
                                   "One more thnig: the quorvo.", "Also the snorkum, please",
                                   "Great, thanks! Now the blicket.", "Okay, while you're at it, the dax",
-                                  "Can you also find the dax?", "Right, the gizmo next.", "The blick too, please."])
+                                  "You might also grab the dax.", "Right, the gizmo next.", "The blick too, please."])
 def test_a_connective_continues_the_request_before(text):
     assert continues(text)
 

@@ -553,6 +553,6 @@ def test_quoted_text_is_matched_by_the_words_of_a_value_not_by_its_letters(sim):
     b = Beliefs()
     b.add_nodes([_fixture("plinth_1", "plinth"), _node("g1", "gizmo", "plinth_1", color="teal", title="Zorp Blick Mauves"),
                  _node("g2", "gizmo", "plinth_1", color="mauve", title="Quorvo Dax")])
-    req = rq.parse("It has to be the 'Zorp Blick Mauves' gizmo.", NOW)
+    req = rq.parse("I want the 'Zorp Blick Mauves' gizmo.", NOW)
     ranked = rank_entities(sim, b, req, ground(sim, b, req), None)
     assert ranked[0][1].key == "g1" and all(f < ranked[0][0] for f, _ in ranked[1:])

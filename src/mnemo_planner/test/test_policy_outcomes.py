@@ -218,9 +218,9 @@ def test_a_follow_up_searches_on_among_the_places_the_request_before_named():
 
 
 def test_a_follow_up_that_only_names_its_thing_searches_on_among_the_places_named_before():
-    """"The snorkum next" and "can you also find the snorkum" add to the request before: they search the
+    """"The snorkum next" and "you might also grab the snorkum" add to the request before: they search the
     crates it named first, as "after that, fetch the snorkum" does."""
-    for text in ("Right, the snorkum next.", "Can you also find the snorkum?"):
+    for text in ("Right, the snorkum next.", "You might also grab the snorkum."):
         nodes = [_box("crate_1", "crate", 1.0), _box("crate_2", "crate", 9.0), _box("vorple_1", "vorple", 2.0),
                  _box("kessik_1", "kessik", 3.0), _box("drumlet_1", "drumlet", 4.0),
                  {"id": "dax_1", "kind": "object", "label": "dax", "parent": "crate_1", "room": "atrium",

@@ -199,9 +199,9 @@ def _box(fid, label, x):
             "properties": {"state": "closed", "openable": "true"}, "last_seen": 10.0}
 
 
-def test_a_follow_up_searches_on_among_the_places_the_request_before_named():
-    """"in one of the crates": the crates named stay the places a continuation searches, before any
-    other container the thing might plausibly be in."""
+def _first_visit_after_the_crates(follow_up: str) -> list:
+    """Where the robot drives, in order, for ``follow_up`` after "I left the dax in one of the crates":
+    the snorkum is in the far crate, and other containers are nearer."""
     nodes = [_box("crate_1", "crate", 1.0), _box("crate_2", "crate", 9.0), _box("vorple_1", "vorple", 2.0),
              _box("kessik_1", "kessik", 3.0), _box("drumlet_1", "drumlet", 4.0),
              {"id": "dax_1", "kind": "object", "label": "dax", "parent": "crate_1", "room": "atrium",
@@ -212,28 +212,21 @@ def test_a_follow_up_searches_on_among_the_places_the_request_before_named():
     run_task("I left the dax in one of the crates, fetch it", 12, GeneralPolicy(context=context), world,
              lambda: 100.0)
     world.calls.clear()
-    run_task("after that, fetch the snorkum", 12, GeneralPolicy(context=context), world, lambda: 200.0)
-    visits = [target for tool, target in world.calls if tool == "navigate"]
-    assert visits and visits[0] == "crate_2", world.calls
+    run_task(follow_up, 12, GeneralPolicy(context=context), world, lambda: 200.0)
+    return [target for tool, target in world.calls if tool == "navigate"]
+
+
+def test_a_follow_up_searches_on_among_the_places_the_request_before_named():
+    """"in one of the crates": the crates named stay the places a continuation searches, before any
+    other container the thing might plausibly be in."""
+    assert _first_visit_after_the_crates("after that, fetch the snorkum")[:1] == ["crate_2"]
 
 
 def test_a_follow_up_that_only_names_its_thing_searches_on_among_the_places_named_before():
     """"The snorkum next" and "you might also grab the snorkum" add to the request before: they search the
     crates it named first, as "after that, fetch the snorkum" does."""
     for text in ("Right, the snorkum next.", "You might also grab the snorkum."):
-        nodes = [_box("crate_1", "crate", 1.0), _box("crate_2", "crate", 9.0), _box("vorple_1", "vorple", 2.0),
-                 _box("kessik_1", "kessik", 3.0), _box("drumlet_1", "drumlet", 4.0),
-                 {"id": "dax_1", "kind": "object", "label": "dax", "parent": "crate_1", "room": "atrium",
-                  "last_seen": 10.0}]
-        world = World(nodes=nodes)
-        world.unseen = [{"id": "snorkum_1", "label": "snorkum", "parent": "crate_2"}]
-        context = DialogueContext()
-        run_task("I left the dax in one of the crates, fetch it", 12, GeneralPolicy(context=context), world,
-                 lambda: 100.0)
-        world.calls.clear()
-        run_task(text, 12, GeneralPolicy(context=context), world, lambda: 200.0)
-        visits = [target for tool, target in world.calls if tool == "navigate"]
-        assert visits and visits[0] == "crate_2", (text, world.calls)
+        assert _first_visit_after_the_crates(text)[:1] == ["crate_2"], text
 
 
 def test_what_the_robot_puts_down_is_believed_where_it_put_it():

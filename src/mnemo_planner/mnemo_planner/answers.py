@@ -12,7 +12,7 @@ from mnemo_planner.calendar import Calendar
 from mnemo_planner.grounding import UNRELATED, Grounding
 from mnemo_planner.hypotheses import nearest_label, need_fit
 from mnemo_planner.matching import Similarity
-from mnemo_planner.places import nearest, spoken
+from mnemo_planner.places import nearest
 from mnemo_planner.values import word_in_values
 from mnemo_planner.wording import norm, respell
 
@@ -140,7 +140,7 @@ class Answerer:
         # the options' slips mended against the values the things bear ("the mauvve one" of a "mauve" one)
         vocab = [str(v) for e in ranked for v in e.attributes.values()]
         options = [" ".join(respell(o.lower().split(), vocab)) for o in req.options]
-        there = self._there(req, g, ranked, since, until)
+        there = self._there(g, ranked, since, until)
         if not there:
             if any(bears(o, e) for o in options for e in ranked):
                 return "I did not see either of them there then."
@@ -157,16 +157,13 @@ class Answerer:
             return f"The {free[0]} one ({seen.label})."
         return "I cannot tell which one."
 
-    def _there(self, req: rq.Request, g: Grounding, ents: list[Entity], since: float, until: float) -> list[Entity]:
+    def _there(self, g: Grounding, ents: list[Entity], since: float, until: float) -> list[Entity]:
         """The things seen at the place asked about in the window, likeliest first: the one seen at the
         place whose name and room the place words come nearest (where they named several places, or none
         the home has by that name: then every place the things were seen at is weighed so), then the one
         seen there more often, then more lately."""
         seen = {e.key: self._at_place(e, g, since, until) for e in ents}
-        places = {s.support: spoken(self.b, s.support, s.room) for h in seen.values() for s in h}
-        fits = {fid: float(v) for fid, v in zip(places, self.sim.matrix([norm(req.place)], list(places.values()))[0])} \
-            if req.place and places else {}
-        near = nearest(fits, fits)
+        near = nearest(g.place_fit, {s.support for h in seen.values() for s in h})
         scored = [(bool({s.support for s in h} & near), len(h), max(s.until for s in h), e)
                   for e in ents for h in [seen[e.key]] if h]
         return [x[-1] for x in sorted(scored, key=lambda x: (-x[0], -x[1], -x[2]))]
@@ -175,9 +172,9 @@ class Answerer:
         labels = set(g.labels[:1]) | {lab for lab, sc in g.label_scores.items() if sc >= 0.99}
         hedge = ""
         if not labels:  # words that name no kind seen: the kind seen there that they come nearest
-            nearest = self._nearest_there(g, since, until)
-            if nearest:
-                labels, hedge = {nearest}, _stand_in_note(g.named or g.need or g.thing, nearest)
+            kind = self._nearest_there(g, since, until)
+            if kind:
+                labels, hedge = {kind}, _stand_in_note(g.named or g.need or g.thing, kind)
         found = [e for e in self.b.entities.values() if e.label in labels and self._at_place(e, g, since, until)]
         where = f" in the {g.rooms[0].replace('_', ' ')}" if g.rooms else \
             (f" on the {self.b.fixture_label(g.fixtures[0])}" if g.fixtures else "")

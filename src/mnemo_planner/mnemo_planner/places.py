@@ -107,10 +107,9 @@ def ground_place(sim: Similarity, beliefs: Beliefs, phrase: str) -> tuple[list[s
     return fixtures, chosen_rooms
 
 
-def spoken(beliefs: Beliefs, fid: str, room: str = "") -> str:
-    """A fixture as a person names it, with its room ("the dax shelf in the den"); ``room`` where the
-    fixture's own is not known."""
-    room = (beliefs.room_label(fid) or room.replace("_", " ")).strip()
+def spoken(beliefs: Beliefs, fid: str) -> str:
+    """A fixture as a person names it, with its room ("the dax shelf in the den")."""
+    room = beliefs.room_label(fid).strip()
     return norm(beliefs.fixture_label(fid)) + (f" in the {room}" if room else "")
 
 

@@ -51,9 +51,20 @@ def named(matches: Sequence[LabelMatch], head: str = "") -> list[LabelMatch]:
         top = strong[0].score
         return [m for m in strong if m.score >= top - 0.03]
     runner_up = matches[1].score if len(matches) > 1 else UNRELATED
-    if matches[0].score >= PROBABLE and matches[0].score - runner_up >= MARGIN:
+    if matches[0].score >= PROBABLE and matches[0].score - runner_up >= MARGIN and not _strangers(matches[0]):
         return [matches[0]]
     return []
+
+
+def _strangers(m: LabelMatch) -> bool:
+    """Whether the words and the label name two things the lexicon knows and does not relate (neither a
+    kind of the other, nor both kinds of one thing): what the embedding model finds alike then is only
+    used together, and a name only fairly near names no other thing it knows."""
+    lex = lexicon()
+    mine, theirs = lex.senses(m.span), lex.senses(norm(m.label))
+    if not mine or not theirs or lexical(m.span, m.label) > 0 or lex.distance(m.span, norm(m.label), hops=4) is not None:
+        return False
+    return not set(lex.ancestors(mine, 3)) & set(lex.ancestors(theirs, 3))
 
 
 @dataclass

@@ -12,6 +12,7 @@ SYNSETS = [
     ("holder", "06", ["holder"], []),
     ("gizmo", "06", ["gizmo", "widget"], ["holder"]),
     ("megagizmo", "06", ["megagizmo", "blue_gizmo"], ["gizmo"]),
+    ("minigizmo", "06", ["minigizmo"], ["gizmo"]),  # another kind of gizmo
     ("plinth", "06", ["plinth"], []),
     ("mood", "26", ["widget"], []),  # a sense that is no physical thing: it relates nothing
     ("snorkpin", "06", ["snorkpin", "snorkums_pod"], []),  # a name whose first word ends in s
@@ -129,6 +130,16 @@ def test_a_synonym_names_a_label_the_embedding_model_places_far(mini, sim):
     assert float(sim.matrix(words, ["gizmo"])[0, 0]) < grounding.PROBABLE  # the model alone misses it
     best = grounding.named(grounding.match_labels(sim, words, ["gizmo", "plinth"], noun_phrase=True), "widget")
     assert [m.label for m in best] == ["gizmo"]
+
+
+def test_a_name_only_fairly_near_a_label_names_it_unless_the_database_knows_both_as_unrelated_things(mini):
+    def near(span, label):  # the one label fairly near the words, and clearly the nearest
+        return grounding.named([grounding.LabelMatch(label, 0.7, span)], span.split()[-1])
+
+    assert near("plinth", "stand") == []  # two things the database holds apart (used together, maybe)
+    assert [m.label for m in near("minigizmo", "megagizmo")] == ["megagizmo"]  # two kinds of one thing
+    assert [m.label for m in near("holder", "megagizmo")] == ["megagizmo"]  # one a kind of the other
+    assert [m.label for m in near("zorp", "stand")] == ["stand"]  # a word the database lacks: the model decides
 
 
 @pytest.mark.parametrize("where", ["absent", ""])

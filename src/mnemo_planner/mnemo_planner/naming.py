@@ -32,11 +32,17 @@ def lexical(span: str, label: str) -> float:
         return 0.95  # a slip of the keyboard (a word of the language is itself, never a slip of a neighbour)
     if len(s[-1]) >= 5 and one_edit(s[-1], lab[-1]) and not lexicon().knows(s[-1]):
         return HEAD - 0.05  # ... in the head of a longer name ("the mauve gizmoo")
-    if len(s) == 1 and len(lab) == 1 and len(s[0]) >= 4 and lab[0].endswith(s[0]):
-        return HEAD  # "widget" ~ "megawidget": the head of a compound word
+    if len(s) == 1 and len(lab) == 1 and len(s[0]) >= 4 and lab[0].endswith(s[0]) and _word_before(lab[0][:-len(s[0])]):
+        return HEAD  # "widget" ~ "boxwidget": the head of a compound word of two words ("idget" is none)
     if len(s) == 1 and s[0] in lab[:-1]:
         return MODIFIER  # "gizmo" ~ "gizmo crate": the label's head is what holds or carries the word
     return 0.0
+
+
+def _word_before(prefix: str) -> bool:
+    """Whether what precedes a word inside a compound word is a word itself (any, without the lexicon)."""
+    lex = lexicon()
+    return len(prefix) >= 2 and (not lex or lex.knows(prefix))
 
 
 def known_compound(phrase: str) -> bool:

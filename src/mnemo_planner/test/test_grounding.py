@@ -36,7 +36,8 @@ def _fixture(fid, label, room="den", **props):
 
 
 def test_compound_and_modifier_words_name_a_label():
-    assert lexical("widget", "megawidget") == HEAD  # the head of a compound word
+    assert lexical("widget", "boxwidget") == HEAD  # the head of a compound word
+    assert lexical("idget", "boxwidget") == 0.0  # ... of two words: what is left before it is no word
     assert lexical("gizmo", "gizmo crate") == MODIFIER  # what a crate of it is called
     assert lexical("crate", "gizmo crate") == HEAD
     assert lexical("gizmo", "widget") == 0.0
@@ -61,9 +62,9 @@ def test_a_stated_attribute_the_thing_lacks_rejects_it_even_without_a_sibling_in
 
 def test_places_are_named_by_the_best_known_fixture_or_room(sim):
     b = Beliefs()
-    b.add_nodes([_fixture("megawidget_1", "megawidget", "atrium"), _fixture("piano_1", "piano", "gallery"),
+    b.add_nodes([_fixture("boxwidget_1", "boxwidget", "atrium"), _fixture("piano_1", "piano", "gallery"),
                  _fixture("aquarium_1", "aquarium", "gallery")])
-    assert ground_place(sim, b, "the widget")[0] == ["megawidget_1"]  # a compound's head
+    assert ground_place(sim, b, "the widget")[0] == ["boxwidget_1"]  # a compound's head
     assert ground_place(sim, b, "the pianoforte")[0] == ["piano_1"]  # the best known fixture, below NAMED
     assert ground_place(sim, b, "the atrium")[1] == ["atrium"]
     # of two fixtures alike, the one whose own attributes the words name

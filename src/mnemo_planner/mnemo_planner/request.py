@@ -259,7 +259,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     pronoun_phrase = re.sub(r"\b(?:bring|get|fetch|grab|give|hand|pass|take|me|us|to|for|over|here|back|please|"
                             r"now|ok|okay|great|thanks|and|then|it|that|one|this|them|same|the|as|well|too)\b",
                             " ", s)
-    words = content_words(re.sub(r"\b(?:hand|pass)\s+(?:me|us|it|them|over|along)\b", " ", s))  # the verbs, not the nouns
+    words = content_words(re.sub(r"\b(?:hand|pass)\s+(?:me|us|it|them|over|along)\b", " ", _of_pronoun(s)))  # verbs, not nouns
     m = re.search(r"\b(?:the|a|an|my|our|your|his|her|their|[a-z]+'s)\s+((?:[a-z]+(?:'s|s')\s+)?[a-z][\w\- ]*)", s) \
         if intent == RECALL and kind != COUNT else None  # ("how many gizmos does the den hold")
     if m:  # "where have you glimpsed the gizmo, at your leisure": the thing is the noun phrase, not the verb
@@ -323,6 +323,12 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
                    time_words=time_words.strip(), habit=habit, excluded=tuple(excluded), options=options,
                    match=match, pronoun=pronoun, other=other, scope=scope, context=context, asks=asks, named=named,
                    companion=bool(companion))
+
+
+def _of_pronoun(s: str) -> str:
+    """``s`` without the word whose object a pronoun is ("zorp it"): a verb, whatever else it may name (no
+    noun after a determiner: "the gizmo it stood on")."""
+    return re.sub(r"(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\bmy )\b[a-z]+(?=\s+(?:it|them)\b)", " ", s)
 
 
 def _asks_for_nothing(question: str) -> bool:

@@ -438,3 +438,11 @@ def test_a_request_whose_subject_is_one_of_the_places_scopes_the_search_to_them(
     r = rq.parse("One of the bins has the blick in it; could you find it?", NOW)
     assert r.scope == "the bins" and r.words == ("blick",)
     assert rq.parse("One of the crates is stuck, bring me the gizmo.", NOW).scope == ""
+
+
+def test_the_word_whose_object_the_pronoun_is_is_a_verb_not_the_thing():
+    # (a verb of fetching the lexicon holds as a noun too, said by a slip that spells that noun)
+    r = rq.parse("Great, zorp it.", NOW)
+    assert r.pronoun and "zorp" not in r.words
+    assert rq.parse("Take the gizmo and twiddle them.", NOW).words == ("gizmo",)
+    assert rq.parse("Put the blick in it.", NOW).words == ("blick",)  # a noun after a determiner stays

@@ -725,7 +725,10 @@ class SceneGraph:
             return False
         if not self.config.color_veto:
             return True
-        return colors_compatible(item.color, normalize_label(node.prop("color") or node.prop("colour")))
+        known = normalize_label(node.prop("color") or node.prop("colour"))
+        if item.color_weight <= 0 and not node.color_votes and item.color and known:
+            return item.color == known  # (colours given as they are, never measured: no lighting confuses them)
+        return colors_compatible(item.color, known)
 
     def _match(self, items: list[_Item], nodes: list[GraphNode]) -> dict[int, GraphNode]:
         """One-to-one assignment of a frame's same-label items to nodes within the gate

@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import LabelMatch, Similarity, match_labels
-from mnemo_planner.naming import HEAD, known_pairs, lexical
+from mnemo_planner.naming import HEAD, known_pairs, lexical, other_things
 from mnemo_planner.places import ground_place, kin_fixtures, place_fits
 from mnemo_planner.request import RECALL, SEEN, STOPWORDS, WHEN, WHERE, Request, content_words
 from mnemo_planner.slips import one_edit
@@ -38,7 +38,8 @@ OWNED = 0.05  # a tie-break against a thing that is someone's, when the request 
 
 def named(matches: Sequence[LabelMatch], head: str = "") -> list[LabelMatch]:
     """The labels a phrase names, best first: those close to it, or else the one label clearly nearer
-    than every other (a synonym the model places only fairly near). With ``head`` (the phrase's last
+    than every other (a synonym the model places only fairly near, unless the lexicon knows the two as
+    other things: ``naming.other_things``). With ``head`` (the phrase's last
     word, its head noun in English), a label named by words that end there wins over one named by a
     qualifier before it ("the gizmo stand": a stand, not a gizmo)."""
     if not matches:
@@ -51,20 +52,10 @@ def named(matches: Sequence[LabelMatch], head: str = "") -> list[LabelMatch]:
         top = strong[0].score
         return [m for m in strong if m.score >= top - 0.03]
     runner_up = matches[1].score if len(matches) > 1 else UNRELATED
-    if matches[0].score >= PROBABLE and matches[0].score - runner_up >= MARGIN and not _strangers(matches[0]):
+    if matches[0].score >= PROBABLE and matches[0].score - runner_up >= MARGIN and \
+            not other_things(matches[0].span, matches[0].label):  # (then only used together)
         return [matches[0]]
     return []
-
-
-def _strangers(m: LabelMatch) -> bool:
-    """Whether the words and the label name two things the lexicon knows and does not relate (neither a
-    kind of the other, nor both kinds of one thing): what the embedding model finds alike then is only
-    used together, and a name only fairly near names no other thing it knows."""
-    lex = lexicon()
-    mine, theirs = lex.senses(m.span), lex.senses(norm(m.label))
-    if not mine or not theirs or lexical(m.span, m.label) > 0 or lex.distance(m.span, norm(m.label), hops=4) is not None:
-        return False
-    return not set(lex.ancestors(mine, 3)) & set(lex.ancestors(theirs, 3))
 
 
 @dataclass

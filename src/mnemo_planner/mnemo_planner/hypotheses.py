@@ -48,7 +48,7 @@ def _at(beliefs: Beliefs, e: Entity, g: Grounding) -> bool:
 def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> float:
     """Bonus for satisfying the place, time and habit constraints; a penalty for contradicting them."""
     if not (g.fixtures or g.rooms) or g.place_spent:
-        fit = 0.0 if g.place_spent else _nearest_place(beliefs, req, g, e)
+        fit = 0.0 if g.place_spent else _nearest_place(req, g, e)
         if req.window is not None:
             return (1.0 if e.places(*req.window) else -1.0) + fit
         return fit
@@ -66,34 +66,32 @@ def _constraint(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> f
         return ((3.0 if not first or beliefs.fixture_label(fid) == first else 2.9) if fid in anchors else 2.8) + \
             (ANCHOR_FIT if fid in near_words else 0.0)
 
-    near = anchors | set(g.kin)
+    fids = _asked_places(req, e)
+    if req.habit and not fids:
+        return -1.0
+    there = set(fids) & (anchors | set(g.kin))
+    if there:
+        return max(anchored(fid) for fid in there)
+    return -2.0 if req.habit or req.window is not None else -1.5
+
+
+def _asked_places(req: rq.Request, e: Entity) -> list[str]:
+    """The thing's places the request asks about: its usual place, its places in the window, or where it is."""
     if req.habit:
         places = e.places()
-        if not places:
-            return -1.0
-        top = max(places.items(), key=lambda kv: kv[1])[0]
-        return anchored(top) if top in near else -2.0
+        return [max(places.items(), key=lambda kv: kv[1])[0]] if places else []
     if req.window is not None:
-        there = set(e.places(*req.window)) & near
-        return max(anchored(fid) for fid in there) if there else -2.0
-    return anchored(e.support) if e.support in near else -1.5
+        return list(e.places(*req.window))
+    return [e.support] if e.support else []
 
 
-def _nearest_place(beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> float:
+def _nearest_place(req: rq.Request, g: Grounding, e: Entity) -> float:
     """Where the place words name no place of the home by its name ("the gizmo on the plinth", and no
-    fixture or room is so called): ``PLACE_FIT`` if the thing's place, the one the request asks about (its
-    usual place, its places in the window, or where it is), is among those the words come nearest, at
-    least ``PLACE_FLOOR`` near."""
+    fixture or room is so called): ``PLACE_FIT`` if the thing's place the request asks about is among those
+    the words come nearest, at least ``PLACE_FLOOR`` near."""
     if not g.place_fit or not g.labels:  # (which of the things of a kind named: a need's words say no place)
         return 0.0
-    if req.habit:
-        places = e.places()
-        fids = [max(places.items(), key=lambda kv: kv[1])[0]] if places else []
-    elif req.window is not None:
-        fids = list(e.places(*req.window))
-    else:
-        fids = [e.support] if e.support else []
-    return PLACE_FIT if set(fids) & nearest(g.place_fit, g.place_fit, PLACE_FLOOR) else 0.0
+    return PLACE_FIT if set(_asked_places(req, e)) & nearest(g.place_fit, g.place_fit, PLACE_FLOOR) else 0.0
 
 
 def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,

@@ -64,6 +64,17 @@ def other_compound(s: list[str], lab: list[str]) -> bool:
     return known_compound(" ".join(s)) and lexicon().distance(" ".join(s), " ".join(lab)) is None
 
 
+def other_things(span: str, label: str) -> bool:
+    """Whether the words and the label name two things the lexical database knows and does not relate:
+    neither a kind of the other (within four is-a links) nor both kinds of one thing (an ancestor shared
+    within three). A name only fairly near such a label by the embedding model names no other thing."""
+    lex = lexicon()
+    mine, theirs = lex.senses(span), lex.senses(norm(label))
+    if not mine or not theirs or lexical(span, label) > 0 or lex.distance(span, norm(label), hops=4) is not None:
+        return False
+    return not set(lex.ancestors(mine, 3)) & set(lex.ancestors(theirs, 3))
+
+
 @lru_cache(maxsize=65536)
 def related(span: str, label: str) -> float:
     """Score of names the lexical database relates (two names of one thing, or one a kind of the

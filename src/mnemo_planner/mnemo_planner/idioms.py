@@ -1,7 +1,8 @@
 """Words of an instruction that belong to an idiom, not to the thing asked for: the particle of a
-verb of several words ("bring the gizmo back", "put the dax away") and an adverb of several words in a
-clause that holds nothing but function words besides. Both are read from the lexical database's verbs
-and adverbs, so no idiom is listed here; without the database the text is left as it is."""
+verb of several words ("bring the gizmo back", "put the dax away"), a verb made of a verb and a noun
+("frob blick"), and an adverb of several words in a clause that holds nothing but function words
+besides. All are read from the lexical database's verbs and adverbs, so no idiom is listed here; without
+the database the text is left as it is."""
 from __future__ import annotations
 
 import re
@@ -11,6 +12,9 @@ from mnemo_planner.lexicon import lexicon
 # words after which a word is a noun or its qualifier, not a particle ("at the back", "my back")
 NOUN_BEFORE = {"a", "an", "the", "my", "our", "your", "his", "their", "its", "some", "any", "at", "on", "in",
                "from", "by", "to", "of", "into", "onto", "near", "under", "inside", "beside", "with", "for"}
+# words after which two words are a noun and what qualifies it ("the dax stand"), never a verb and its object
+DETERMINERS = {"a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "some", "any", "this", "that",
+               "these", "those"}
 # prepositions (a closed class): before a noun phrase they open a place phrase, not a verb's particle
 PREPOSITIONS = {"after", "before", "behind", "about", "across", "along", "around", "round", "through", "past", "by",
                 "over", "under", "up", "down", "off", "out", "in", "on", "into", "onto", "to", "for", "with", "near",
@@ -37,6 +41,7 @@ def _clause(text: str, lex, function_words) -> str:
     def particle(i: int) -> bool:  # an adverb that makes a verb of several words with a verb before it
         return lex.adverb(words[i]) and any(lex.phrasal(v, words[i]) for v in words[:i])
 
+    drop |= _verb_and_noun(words, lex, function_words)
     for i in range(len(words) - 1, 0, -1):  # (from the end: "back down" is a run of two particles)
         w, before, after = words[i], words[i - 1], words[i + 1] if i + 1 < len(words) else ""
         if (w in function_words and w not in PREPOSITIONS) or before in NOUN_BEFORE:
@@ -60,4 +65,17 @@ def _adverbs(words: list[str], phrases: frozenset) -> set[int]:
         for i in range(len(words) - n + 1):
             if "_".join(words[i:i + n]) in phrases:
                 out |= set(range(i, i + n))
+    return out
+
+
+def _verb_and_noun(words: list[str], lex, function_words) -> set[int]:
+    """Positions of a verb and the noun after it that together are a verb of the database ("I need to
+    frob blick": no blick is wanted); not after a determiner, where the two are a thing and what
+    qualifies it ("the frob blick")."""
+    out: set[int] = set()
+    for i in range(1, len(words)):
+        w = words[i]
+        if lex.noun(w) and w not in function_words and w not in PREPOSITIONS and not lex.adverb(w) and \
+                (i < 2 or words[i - 2] not in DETERMINERS) and lex.phrasal(words[i - 1], w):
+            out |= {i - 1, i}
     return out

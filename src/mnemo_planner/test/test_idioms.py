@@ -19,7 +19,7 @@ def _write_db(root) -> None:
     (root / "index.noun").write_text(f"  1 header\nblick n 1 0 1 0 {len(header):08d}  \nthn n 1 0 1 0 {len(header):08d}  \n",
                                      encoding="utf-8")
     (root / "index.verb").write_text("  1 header\nbring v 1 0 1 0 00000000  \nbring_back v 1 0 1 0 00000000  \n"
-                                     "take_after v 1 0 1 0 00000000  \n", encoding="utf-8")
+                                     "frob_blick v 1 0 1 0 00000000  \ntake_after v 1 0 1 0 00000000  \n", encoding="utf-8")
     (root / "verb.exc").write_text("brought bring\n", encoding="utf-8")
     (root / "index.adv").write_text("  1 header\na_blick r 1 0 1 0 00000000  \nback r 1 0 1 0 00000000  \n",
                                     encoding="utf-8")
@@ -45,6 +45,14 @@ def test_a_verb_s_particle_and_an_adverb_of_a_courtesy_clause_describe_nothing(m
     assert "after" in rq.parse("Take after the dax", NOW).phrase
     # an adverb in a clause that describes something else is left to it
     assert idioms.plain(" a blick dax ", rq.STOPWORDS) == " a blick dax "
+
+
+def test_a_noun_that_makes_a_verb_of_several_words_with_the_verb_before_it_is_no_thing(mini):
+    # the database's verb "frob blick" (its noun named nothing the speaker wants); the same words after a
+    # determiner are a thing and what qualifies it
+    assert rq.parse("I need to frob blick when I'm out, bring me the dax.", NOW).words == ("dax",)
+    assert rq.parse("Hey, I keep frobbing blick. bring me something for it.", NOW).words == ()
+    assert rq.parse("Bring me the frob blick.", NOW).words == ("frob", "blick")
 
 
 def test_without_a_database_nothing_is_taken_for_an_idiom(monkeypatch):

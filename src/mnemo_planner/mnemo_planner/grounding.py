@@ -73,6 +73,7 @@ class Grounding:
     rooms: list[str] = field(default_factory=list)
     scope: list[str] = field(default_factory=list)  # fixtures of the search scope
     need: str = ""  # when no label is named: the words that describe the thing, or the request stating a need
+    situation: bool = False  # ... the whole request, a situation it states (not words that describe a thing)
     thing: str = ""  # ... and the words alone (what search and memory are asked with)
     named: str = ""  # ... and the thing's own name when the request names one the robot has not seen
     reference: Optional[Entity] = None  # "one like the gizmo on the plinth": that gizmo
@@ -299,6 +300,7 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         # that describe a known thing ("the blick adapter was on the plinth, find it") are that thing
         need = not req.named and req.intent != RECALL and _describes_nothing(sim, beliefs, list(req.words))
         g.need = req.text if need else " ".join(req.words) or req.phrase
+        g.situation = need
         g.thing = " ".join(req.words)
         g.named = " ".join(respell(req.named.split(), known))  # (as the words: what it bears is read from it)
     return g

@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 from mnemo_planner import request as rq
 from mnemo_planner.beliefs import Beliefs, Entity
 from mnemo_planner.grounding import NEED, Grounding, describe_fit
+from mnemo_planner.lexicon import lexicon
 from mnemo_planner.matching import Similarity
 from mnemo_planner.places import nearest
 from mnemo_planner.wording import norm
@@ -115,7 +116,7 @@ def rank_entities(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Groundi
             return []
         # what a thing is (its label), not its colour or brand, answers a need; only a close answer is
         # worth going to before searching, and a stated place or time still holds
-        sims = need_fit(sim, g.need, ents)
+        sims = need_fit(sim, g.need, ents, g.situation)
         scored = [(s + _constraint(beliefs, req, g, e), e) for s, e in zip(sims, ents) if s >= NEED_KNOWN]
         if not scored and req.intent == rq.RECALL and req.kind in STAND_IN_QUESTIONS:
             return _stand_ins(g, sims, ents)
@@ -154,12 +155,24 @@ def nearest_label(sims: Sequence[float], ents: Sequence[Entity]) -> str:
     return ents[best].label if sims[best] >= NEED else ""
 
 
-def need_fit(sim: Similarity, need: str, ents: Sequence[Entity]) -> list[float]:
+def need_fit(sim: Similarity, need: str, ents: Sequence[Entity], defined: bool = False) -> list[float]:
     """How well each thing answers a need or a description that names no known label: the
-    similarity of the words and the thing's label."""
+    similarity of the words and the thing's label or, for a situation stated (``defined``) where nearer,
+    the dictionary's definition of the label: what a thing is for is said there, which its name alone
+    may not carry to the embedding model. Words that name or describe a thing are weighed against names."""
     if not ents:
         return []
-    return [float(x) for x in sim.matrix([need], [f"a {norm(e.label)}" for e in ents])[0]]
+    labels = [norm(e.label) for e in ents]
+    fits = [float(x) for x in sim.matrix([need], [f"a {lab}" for lab in labels])[0]]
+    if not defined:
+        return fits
+    lex = lexicon()
+    meaning = {lab: lex.definition(lab) for lab in set(labels)}
+    said = sorted({d for d in meaning.values() if d})
+    if not said:
+        return fits
+    near = dict(zip(said, (float(x) for x in sim.matrix([need], said)[0])))
+    return [max(f, near[meaning[lab]]) if meaning[lab] else f for f, lab in zip(fits, labels)]
 
 
 def fit_of(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding, e: Entity) -> float:
@@ -218,8 +231,9 @@ def settle_for(sim: Similarity, beliefs: Beliefs, req: rq.Request, g: Grounding,
     else:
         # a name never seen may be no name at all but the situation's noun ("the blick wobbles, I need
         # zorp"): it is read both ways, as the name and as the whole request, and the nearer reading counts
-        readings = [g.named, req.text] if g.named else [g.need] if g.need else []
-        fits = [max(r) for r in zip(*(need_fit(sim, words, cands) for words in readings))] if readings else []
+        readings = [(g.named, False), (req.text, True)] if g.named else [(g.need, g.situation)] if g.need else []
+        fits = [max(r) for r in zip(*(need_fit(sim, words, cands, defined) for words, defined in readings))] \
+            if readings else []
         # the place and time the request puts it at count (a place searched in vain was searched for the
         # name, which the thing there may bear under another), and for a thing named, what it bears and
         # whose it is ("the mauve blick from the plinth": a mauve thing there). Only the name's own words

@@ -143,6 +143,17 @@ class Lexicon:
                 return tuple(o for o in self._index[key] if self._synset(o)[0] in PHYSICAL)
         return ()
 
+    def definition(self, phrase: str) -> str:
+        """What the dictionary says the phrase's commonest physical sense is (its gloss up to the first
+        semicolon, without examples); "" where the database has no such sense of the whole phrase."""
+        offsets = self.senses(phrase)
+        if not offsets:
+            return ""
+        with self._lock:
+            self._data.seek(offsets[0])
+            line = self._data.readline().decode("utf-8", "replace")
+        return line.split("|", 1)[1].split(";")[0].strip() if "|" in line else ""
+
     def ancestors(self, offsets: tuple[int, ...], hops: int) -> dict[int, int]:
         """Each synset up to ``hops`` is-a links above ``offsets``, with its distance."""
         out = {o: 0 for o in offsets}

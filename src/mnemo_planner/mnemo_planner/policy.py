@@ -186,8 +186,8 @@ class GeneralPolicy:
             score = m[0].score if m else 0.0
         elif g.need:  # the thing in view that best answers the need, if any answers it at all and no
             # thing known elsewhere answers it better (that one is what a search in vain settles for)
-            sims = need_fit(self.sim, g.need, t.visible)
-            score = need_fit(self.sim, g.need, [e])[0]
+            sims = need_fit(self.sim, g.need, t.visible, g.situation)
+            score = need_fit(self.sim, g.need, [e], g.situation)[0]
             score = score if score >= NEED and score >= max(sims + self._known_fits(t)) - 1e-6 else 0.0
         else:
             return 0.0
@@ -203,7 +203,7 @@ class GeneralPolicy:
         """How well each thing known elsewhere, and still to be had, answers the request's need."""
         seen = {x.key for x in t.visible}
         there = [x for x in obtainable(self.beliefs, t.failed, t.locked) if x.key not in seen]
-        return need_fit(self.sim, t.g.need, there)
+        return need_fit(self.sim, t.g.need, there, t.g.situation)
 
     def _act(self, t: TaskState, remaining: int) -> Action:
         req = t.req

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mnemo_planner import grounding, lexicon as lx, naming, wording
+from mnemo_planner.beliefs import Entity
+from mnemo_planner.hypotheses import need_fit
 
 # (key, lexicographer file, words, hypernym keys): 06 is WordNet's file of artifacts, 26 of states
 SYNSETS = [
@@ -19,14 +21,17 @@ SYNSETS = [
     ("stand", "06", ["stand"], []),
     ("daxstand", "06", ["dax_stand"], ["holder"]),  # a compound of its own, no kind of stand
     ("dax", "06", ["dax"], []),
+    ("glim", "06", ["glim"], []),
 ]
+# what the database says of a sense (its gloss); the rest are "gloss of <key>"
+GLOSSES = {"glim": "a flat blade for scraping frost and ice from a windscreen; kept in the car in winter"}
 
 
 def _line(key, offsets) -> str:
     _, lexfile, words, ups = next(s for s in SYNSETS if s[0] == key)
     ptrs = "".join(f" @ {offsets.get(u, 0):08d} n 0000" for u in ups)
     return (f"{offsets.get(key, 0):08d} {lexfile} n {len(words):02x} " + " ".join(f"{w} 0" for w in words)
-            + f" {len(ups):03d}{ptrs} | gloss of {key}  \n")
+            + f" {len(ups):03d}{ptrs} | {GLOSSES.get(key, f'gloss of {key}')}  \n")
 
 
 def _write_db(root) -> None:
@@ -181,3 +186,21 @@ def test_a_span_inside_a_compound_the_database_knows_names_nothing_alone(mini, s
     best = grounding.match_labels(sim, ["dax", "stand"], ["blick stand", "holder"], text="the dax stand")
     assert best[0].label == "holder" and best[0].span == "dax stand"
     assert dict((m.label, m.score) for m in best)["blick stand"] <= naming.SIBLING
+
+
+def test_a_definition_is_the_gloss_of_the_commonest_sense_of_a_physical_thing(mini):
+    assert mini.definition("widget") == "gloss of gizmo"  # (its sense of a mood is no thing)
+    assert mini.definition("gizmata") == "gloss of gizmo"  # an irregular plural
+    assert mini.definition("glim") == "a flat blade for scraping frost and ice from a windscreen"  # (one clause)
+    assert mini.definition("dax gizmo") == ""  # a name the database lacks: its head's sense is not its own
+    assert mini.definition("unknownword") == ""
+
+
+def test_a_situation_stated_is_weighed_against_what_the_dictionary_says_a_thing_is(mini, sim):
+    """The invented name means nothing to the embedding model; its definition says what it is for."""
+    things = [Entity("g1", "glim", {}), Entity("p1", "plinth", {})]
+    situation = "The car is white with frost this morning and I cannot see out, bring me what I need."
+    by_name = need_fit(sim, situation, things)
+    by_meaning = need_fit(sim, situation, things, defined=True)
+    assert by_meaning[0] > by_name[0] and by_meaning[0] > by_meaning[1]
+    assert by_meaning[1] >= by_name[1]  # (the nearer of name and definition counts)

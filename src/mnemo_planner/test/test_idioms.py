@@ -50,9 +50,9 @@ def test_a_verb_s_particle_and_an_adverb_of_a_courtesy_clause_describe_nothing(m
 def test_a_noun_that_makes_a_verb_of_several_words_with_the_verb_before_it_is_no_thing(mini):
     # the database's verb "frob blick" (its noun named nothing the speaker wants); the same words after a
     # determiner are a thing and what qualifies it
-    assert rq.parse("I need to frob blick when I'm out, bring me the dax.", NOW).words == ("dax",)
-    assert rq.parse("Hey, I keep frobbing blick. bring me something for it.", NOW).words == ()
-    assert rq.parse("Bring me the frob blick.", NOW).words == ("frob", "blick")
+    assert rq.parse("I have to frob blick, so fetch the dax.", NOW).words == ("dax",)
+    assert rq.parse("Hey, I keep frobbing blick. Could you fetch something?", NOW).words == ()
+    assert rq.parse("Fetch the frob blick.", NOW).words == ("frob", "blick")
 
 
 def test_without_a_database_nothing_is_taken_for_an_idiom(monkeypatch):

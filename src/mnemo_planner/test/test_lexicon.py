@@ -24,7 +24,7 @@ SYNSETS = [
     ("glim", "06", ["glim"], []),
 ]
 # what the database says of a sense (its gloss); the rest are "gloss of <key>"
-GLOSSES = {"glim": "a flat blade for scraping frost and ice from a windscreen; kept in the car in winter"}
+GLOSSES = {"glim": "a flat blade for scraping frost and ice from a windscreen; kept by drivers in winter"}
 
 
 def _line(key, offsets) -> str:
@@ -199,7 +199,7 @@ def test_a_definition_is_the_gloss_of_the_commonest_sense_of_a_physical_thing(mi
 def test_a_situation_stated_is_weighed_against_what_the_dictionary_says_a_thing_is(mini, sim):
     """The invented name means nothing to the embedding model; its definition says what it is for."""
     things = [Entity("g1", "glim", {}), Entity("p1", "plinth", {})]
-    situation = "The car is white with frost this morning and I cannot see out, bring me what I need."
+    situation = "The car is white with frost and I cannot see out of it, what would help?"
     by_name = need_fit(sim, situation, things)
     by_meaning = need_fit(sim, situation, things, defined=True)
     assert by_meaning[0] > by_name[0] and by_meaning[0] > by_meaning[1]

@@ -9,7 +9,8 @@ from typing import Sequence
 import numpy as np
 
 from mnemo_planner.function_words import STOPWORDS
-from mnemo_planner.naming import HEAD, MODIFIER, SIBLING, known_compound, lexical, other_compound, related
+from mnemo_planner.naming import (HEAD, MODIFIER, SIBLING, known_compound, lexical, noun_siblings, other_compound,
+                                  related)
 from mnemo_planner.wording import compound, norm, respell
 
 
@@ -92,8 +93,11 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
             if c in inside:
                 continue
             lex = lexical(c, lab)
-            if lex == HEAD and kin[c] and other_compound(norm(inner[c]).split(), norm(lab).split()):
-                lex = SIBLING  # ("the dax stand", a kind of holder, where a holder is known: not the blick stand)
+            said, name = norm(inner[c]).split(), norm(lab).split()
+            if lex == HEAD and other_compound(said, name) and (kin[c] or noun_siblings(said, name)):
+                # ("the dax stand", a kind of holder, where a holder is known, or where "blick" of the blick
+                # stand is a noun too: two kinds of stand, and the model weighs the whole names)
+                lex = SIBLING
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
             score = max(lex, float(sims[i, j]))

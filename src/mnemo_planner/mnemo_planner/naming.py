@@ -64,6 +64,15 @@ def other_compound(s: list[str], lab: list[str]) -> bool:
     return known_compound(" ".join(s)) and lexicon().distance(" ".join(s), " ".join(lab)) is None
 
 
+def noun_siblings(s: list[str], lab: list[str]) -> bool:
+    """Whether the words and the label share their head and differ in the noun before it, a noun only on
+    both sides (an adjective may describe the label's thing: a "mauve stand")."""
+    if len(s) < 2 or len(lab) < 2 or s[-1] != lab[-1] or s[-2] in lab or lab[-2] in s:
+        return False
+    lex = lexicon()
+    return lex.noun_only(s[-2]) and lex.noun_only(lab[-2])
+
+
 def other_things(span: str, label: str) -> bool:
     """Whether the words and the label name two things the lexical database knows and does not relate:
     neither a kind of the other (within four is-a links) nor both kinds of one thing (an ancestor shared

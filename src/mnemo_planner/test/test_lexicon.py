@@ -204,3 +204,18 @@ def test_a_situation_stated_is_weighed_against_what_the_dictionary_says_a_thing_
     by_meaning = need_fit(sim, situation, things, defined=True)
     assert by_meaning[0] > by_name[0] and by_meaning[0] > by_meaning[1]
     assert by_meaning[1] >= by_name[1]  # (the nearer of name and definition counts)
+
+
+def test_a_compound_the_database_knows_is_no_other_compound_of_its_head_named_by_a_noun(mini, sim):
+    """The "dax stand" (a compound the database knows) and a "plinth stand" (whose first word is a noun
+    too) are two kinds of stand, whatever else the home holds: the shared head counts no more than a
+    sibling's, and the embedding model weighs the whole names. Where the label's first word is no noun
+    the database knows ("blick"), the shared head is the best evidence there is."""
+    assert naming.noun_siblings(["dax", "stand"], ["plinth", "stand"])
+    assert not naming.noun_siblings(["mauve", "stand"], ["plinth", "stand"])  # an adjective may describe it
+    assert not naming.noun_siblings(["stand"], ["plinth", "stand"])
+    assert not naming.noun_siblings(["dax", "stand"], ["blick", "stand"])
+    score = {m.label: m.score for m in grounding.match_labels(sim, ["dax", "stand"], ["plinth stand"], text="the dax stand")}
+    assert score["plinth stand"] < naming.HEAD
+    score = {m.label: m.score for m in grounding.match_labels(sim, ["mauve", "stand"], ["plinth stand"], text="the mauve stand")}
+    assert score["plinth stand"] == naming.HEAD

@@ -144,3 +144,8 @@ def courtesy_of_time(s: str) -> str:
 def asks_to_act(s: str) -> bool:
     """Whether a sentence asks the robot to do something with a thing (bring, find, ...)."""
     return _ACT.search(s) is not None
+
+
+# the noun phrase the auxiliary of a question of how many asks about, with its verb at the clause's end
+# ("how many gizmos does the den hold?"): where to count
+COUNTED_AT = re.compile(r"\b(?:does|do|did)\s+(?:the|my|our|your|this|that)\s+(?P<np>[a-z][\w'\- ]*?)\s+[a-z]+\s*(?=[,.;!?]|$)")

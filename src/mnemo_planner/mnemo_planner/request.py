@@ -18,7 +18,7 @@ from mnemo_planner.dialogue import CONNECTIVES, OPENERS
 from mnemo_planner.function_words import STOPWORDS
 from mnemo_planner.idioms import plain
 from mnemo_planner.lexicon import lexicon
-from mnemo_planner.questions import (COUNT, OPTIONS, SEEN, WHAT_AT, WHEN, WHERE, WHICH, WITH, asks_to_act,  # noqa: F401
+from mnemo_planner.questions import (COUNT, COUNTED_AT, OPTIONS, SEEN, WHAT_AT, WHEN, WHERE, WHICH, WITH, asks_to_act,  # noqa: F401
                                      courtesy_of_time, is_question, mend_told, recall_kind, sentences_of, told_at)
 from mnemo_planner.slips import fix_words
 
@@ -252,6 +252,9 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
         s_place = pm
     if place and not motion:
         s = s[:s_place.start()] + " " + s[s_place.end():]
+    counted = COUNTED_AT.search(s) if intent == RECALL and kind == COUNT and not place else None
+    if counted:
+        relation, place, s = "in", counted.group("np").strip(), s[:counted.start()] + " " + s[counted.end():]
     s = plain(s, STOPWORDS)  # (no idiom names a thing; the place phrase is out already: "on the side")
     # "..., if it's no bother", "once you have a minute": a condition of courtesy, no thing (of a question,
     # only "if" after a comma: "when you ..." may date what it asks about, "tell me if ..." is the question)

@@ -186,6 +186,14 @@ def test_a_request_to_count_is_a_question_of_how_many():
     assert r.intent == rq.RECALL and r.kind == rq.COUNT and r.place == "atrium"
 
 
+def test_what_the_auxiliary_of_a_question_of_how_many_asks_about_is_where_to_count():
+    r = rq.parse("How many gizmos does the blick room hold?", NOW)
+    assert r.kind == rq.COUNT and r.words == ("gizmos",) and r.place == "blick room"
+    r = rq.parse("How many daxes did the atrium have, thanks?", NOW)
+    assert r.words == ("daxes",) and r.place == "atrium"
+    assert rq.parse("How many gizmos did you spot?", NOW).place == ""  # (the robot is no place)
+
+
 def test_a_participle_after_the_thing_and_a_courtesy_clause_are_not_part_of_it():
     r = rq.parse("I'd like the teal gizmo carried in whenever it suits you.", NOW)
     assert r.named == "teal gizmo"

@@ -32,6 +32,7 @@ class Lexicon:
         self._index: dict[str, tuple[int, ...]] = {}
         self._irregular: dict[str, str] = {}
         self._synsets: dict[int, tuple[str, tuple[int, ...]]] = {}
+        self._glosses: dict[int, str] = {}
         self._data = None
         self._phrases: dict[str, frozenset] = {}  # multi-word lemmas per part of speech ("a_lot", "put_away")
         self._verb_forms: dict[str, str] = {}  # irregular verb forms and their lemma ("brought" -> "bring")
@@ -149,10 +150,12 @@ class Lexicon:
         offsets = self.senses(phrase)
         if not offsets:
             return ""
-        with self._lock:
-            self._data.seek(offsets[0])
-            line = self._data.readline().decode("utf-8", "replace")
-        return line.split("|", 1)[1].split(";")[0].strip() if "|" in line else ""
+        if offsets[0] not in self._glosses:
+            with self._lock:
+                self._data.seek(offsets[0])
+                line = self._data.readline().decode("utf-8", "replace")
+            self._glosses[offsets[0]] = line.split("|", 1)[1].split(";")[0].strip() if "|" in line else ""
+        return self._glosses[offsets[0]]
 
     def ancestors(self, offsets: tuple[int, ...], hops: int) -> dict[int, int]:
         """Each synset up to ``hops`` is-a links above ``offsets``, with its distance."""

@@ -284,6 +284,12 @@ def colors_compatible(a: str, b: str) -> bool:
     return frozenset((a, b)) in _COLOR_NEIGHBOURS
 
 
+def _same_color(a: str, b: str, exact: bool) -> bool:
+    """Whether two colours can be one object's: equal where both were given as they are (``exact``: an
+    oracle's or an author's, never measured, so no lighting confuses them), else neighbours too."""
+    return a == b if exact and a and b else colors_compatible(a, b)
+
+
 def attributes_compatible(attributes: dict[str, str], node: "GraphNode") -> bool:
     """Whether a sighting's lasting attributes can describe the node: an attribute both know (a brand,
     a title, a material) with different values makes them two objects, though label, place and colour agree."""
@@ -726,9 +732,7 @@ class SceneGraph:
         if not self.config.color_veto:
             return True
         known = normalize_label(node.prop("color") or node.prop("colour"))
-        if item.color_weight <= 0 and not node.color_votes and item.color and known:
-            return item.color == known  # (colours given as they are, never measured: no lighting confuses them)
-        return colors_compatible(item.color, known)
+        return _same_color(item.color, known, exact=item.color_weight <= 0 and not node.color_votes)
 
     def _match(self, items: list[_Item], nodes: list[GraphNode]) -> dict[int, GraphNode]:
         """One-to-one assignment of a frame's same-label items to nodes within the gate
@@ -947,7 +951,8 @@ class SceneGraph:
         color = normalize_label(node.prop("color"))
         same_label = (self._node(i) for i in self._by_label.get((KIND_OBJECT, node.norm_label), ()))
         others = (n for n in same_label if n.id != node.id and n.first_seen > node.last_seen
-                  and colors_compatible(color, normalize_label(n.prop("color")))
+                  and _same_color(color, normalize_label(n.prop("color")),
+                                  exact=not node.color_votes and not n.color_votes)
                   and (not self.config.attribute_veto or attributes_compatible(
                       {k: v.value for k, v in n.properties.items()}, node)))
         first_two = list(islice(others, 2))  # a second look-alike already makes it ambiguous

@@ -209,6 +209,12 @@ def test_merge_on_stale_ignores_look_alikes_of_another_colour():
                                         mug(3.2, 0.5, color="white", support="sink_1")]))
     r = g2.integrate_observation(obs(30.0, [table]), visible_fn=lambda p: p[0] < 2.0)
     assert r.stale == ["mug_1"] and r.merged == []
+    # Colours given as they are (never measured) are the objects' own: a silver one is no white one moved.
+    g3 = SceneGraph()
+    g3.integrate_observation(obs(10.0, [table, mug(1.0, 2.0, color="white", support="table_1")]))
+    g3.integrate_observation(obs(20.0, [sink, mug(3.0, 0.5, color="silver", support="sink_1")]))
+    r = g3.integrate_observation(obs(30.0, [table]), visible_fn=lambda p: p[0] < 2.0)
+    assert r.stale == ["mug_1"] and r.merged == []
 
 
 def test_new_object_appears_while_old_is_still_current():

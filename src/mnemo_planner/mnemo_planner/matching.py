@@ -93,11 +93,12 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
             if c in inside:
                 continue
             lex = lexical(c, lab)
-            said, name = norm(inner[c]).split(), norm(lab).split()
-            if lex == HEAD and other_compound(said, name) and (kin[c] or noun_siblings(said, name)):
-                # ("the dax stand", a kind of holder, where a holder is known, or where "blick" of the blick
-                # stand is a noun too: two kinds of stand, and the model weighs the whole names)
-                lex = SIBLING
+            if lex == HEAD:
+                said, name = norm(inner[c]).split(), norm(lab).split()
+                if (kin[c] or noun_siblings(said, name)) and other_compound(said, name):
+                    # ("the dax stand", a kind of holder, where a holder is known, or where "blick" of the
+                    # blick stand is a noun too: two kinds of stand, and the model weighs the whole names)
+                    lex = SIBLING
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
             score = max(lex, float(sims[i, j]))

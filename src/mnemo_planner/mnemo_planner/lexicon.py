@@ -81,13 +81,16 @@ class Lexicon:
     def __bool__(self) -> bool:
         return bool(self._index)
 
+    def _line(self, offset: int) -> str:
+        """The line of data.noun that stores the synset at ``offset`` (its words, links, then "|" and gloss)."""
+        with self._lock:
+            self._data.seek(offset)
+            return self._data.readline().decode("utf-8", "replace")
+
     def _synset(self, offset: int) -> tuple[str, tuple[int, ...]]:
         """(lexicographer file, hypernym offsets) of the synset stored at ``offset`` of data.noun."""
         if offset not in self._synsets:
-            with self._lock:
-                self._data.seek(offset)
-                line = self._data.readline()
-            parts = line.decode("utf-8", "replace").split("|")[0].split()
+            parts = self._line(offset).split("|")[0].split()
             words = int(parts[3], 16)
             at = 4 + 2 * words
             pointers = int(parts[at])
@@ -151,9 +154,7 @@ class Lexicon:
         if not offsets:
             return ""
         if offsets[0] not in self._glosses:
-            with self._lock:
-                self._data.seek(offsets[0])
-                line = self._data.readline().decode("utf-8", "replace")
+            line = self._line(offsets[0])
             self._glosses[offsets[0]] = line.split("|", 1)[1].split(";")[0].strip() if "|" in line else ""
         return self._glosses[offsets[0]]
 

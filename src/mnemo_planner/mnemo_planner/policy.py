@@ -187,7 +187,7 @@ class GeneralPolicy:
         elif g.need:  # the thing in view that best answers the need, if any answers it at all and no
             # thing known elsewhere answers it better (that one is what a search in vain settles for)
             sims = need_fit(self.sim, g.need, t.visible, g.situation)
-            score = need_fit(self.sim, g.need, [e], g.situation)[0]
+            score = sims[t.visible.index(e)]  # (``_fits`` weighs the things in view)
             score = score if score >= NEED and score >= max(sims + self._known_fits(t)) - 1e-6 else 0.0
         else:
             return 0.0

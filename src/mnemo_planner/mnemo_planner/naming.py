@@ -12,7 +12,8 @@ from mnemo_planner.slips import one_edit
 from mnemo_planner.wording import norm, words_of
 
 HEAD = 0.9  # score of a shared head noun
-SIBLING = 0.75  # ... between a compound the lexicon knows and another kind of its head
+SIBLING = 0.5  # ... between a compound the lexicon knows and another kind of its head (too low to name a
+# label alone: the embedding model judges the whole names)
 MODIFIER = 0.8  # score of a one-word name that is a non-head word of a label
 KIND = (0.85, 0.8, 0.65)  # score of names the lexicon relates: synonyms, one is-a link, two links
 

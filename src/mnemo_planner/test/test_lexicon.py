@@ -219,3 +219,15 @@ def test_a_compound_the_database_knows_is_no_other_compound_of_its_head_named_by
     assert score["plinth stand"] < naming.HEAD
     score = {m.label: m.score for m in grounding.match_labels(sim, ["mauve", "stand"], ["plinth stand"], text="the mauve stand")}
     assert score["plinth stand"] == naming.HEAD
+
+
+def test_another_kind_of_the_head_is_never_named_by_the_head_alone(mini, sim):
+    """"The dax stand" where the home holds only a plinth stand: two kinds of stand. The shared head names
+    no label (below what names a label that is only clearly the nearest); the thing the words name may be
+    known by another name, which a search in vain settles for."""
+    matches = grounding.match_labels(sim, ["dax", "stand"], ["plinth stand"], text="the dax stand")
+    assert matches[0].score < grounding.PROBABLE
+    assert grounding.named(matches, "stand") == []
+    # (an adjective before the head still describes the label's thing: it is named)
+    matches = grounding.match_labels(sim, ["mauve", "stand"], ["plinth stand"], text="the mauve stand")
+    assert [m.label for m in grounding.named(matches, "stand")] == ["plinth stand"]

@@ -70,7 +70,9 @@ class Lexicon:
                     lemmas = {r[0] for r in rows}
                     self._other |= lemmas
                     if pos == "adj":
-                        self._adjectives |= lemmas
+                        # an inflected form that is a noun of its own is read as the noun before another
+                        # noun (the database lists some nouns in ending "-er" as comparatives)
+                        self._adjectives |= lemmas if name.startswith("index.") else lemmas - self._index.keys()
                     if name == "verb.exc":
                         self._verb_forms.update((r[0], r[1]) for r in rows if len(r) >= 2)
                     elif name.startswith("index."):

@@ -22,6 +22,7 @@ SYNSETS = [
     ("daxstand", "06", ["dax_stand"], ["holder"]),  # a compound of its own, no kind of stand
     ("dax", "06", ["dax"], []),
     ("glim", "06", ["glim"], []),
+    ("plinther", "06", ["plinther"], []),  # a noun the adjectives' exceptions also list as a comparative
 ]
 # what the database says of a sense (its gloss); the rest are "gloss of <key>"
 GLOSSES = {"glim": "a flat blade for scraping frost and ice from a windscreen; kept by drivers in winter"}
@@ -54,6 +55,7 @@ def _write_db(root) -> None:
     (root / "index.verb").write_text("  1 header line\nfrobnicate v 1 1 @ 1 0 00000000  \n", encoding="utf-8")
     (root / "verb.exc").write_text("frobbed frob\n", encoding="utf-8")
     (root / "index.adj").write_text("  1 header line\nmauve a 1 1 & 1 0 00000000  \n", encoding="utf-8")
+    (root / "adj.exc").write_text("mauver mauve\nplinther plinth\n", encoding="utf-8")
 
 
 @pytest.fixture
@@ -95,6 +97,10 @@ def test_a_noun_before_a_name_makes_a_compound_an_adjective_only_qualifies(mini)
     assert wording.compound(["mauve", "holder"], "holder", "the mauve holder") == "holder"
     # words the function words between them kept apart make no compound ("a plinth with the holder")
     assert wording.compound(["plinth", "holder"], "holder", "a plinth with the holder") == "holder"
+    # an inflected form of an adjective only qualifies, unless the database has it as a noun of its own
+    assert not mini.noun_only("mauver") and mini.noun_only("plinther")
+    assert wording.compound(["plinther", "holder"], "holder", "the plinther holder") == "plinther holder"
+    assert wording.compound(["mauver", "holder"], "holder", "the mauver holder") == "holder"
     assert naming.related("holder", "dax gizmo") > 0.0  # a dax gizmo is a gizmo, a kind of holder
     assert naming.related(wording.compound(["plinth", "holder"], "holder", "plinth holder"), "dax gizmo") == 0.0
 

@@ -193,6 +193,18 @@ class Lexicon:
         up = self.ancestors(sl, hops)
         return any(o in up and up[o] + xl <= hops for o in su)
 
+    def beside(self, said: str, name: str, hops: int = 2) -> bool:
+        """Whether the two are related only as a name the database knows by its head alone (a "dax
+        holder") and a kind below that head (a gizmo, a kind of holder): two kinds of one thing, which may
+        or may not be the same one, unlike a name whose thing is the head's or a kind above it."""
+        (sa, xa), (sb, xb) = self.meaning(said), self.meaning(name)
+        if not xa or xb or not sa or not sb:
+            return False
+        up = self.ancestors(sa, hops)
+        if any(o in up and up[o] + xa <= hops for o in sb):
+            return False
+        return self.distance(said, name, hops) is not None
+
     def distance(self, a: str, b: str, hops: int = 2) -> Optional[int]:
         """Is-a links between what two phrases name (0: synonyms), up to ``hops``; None when
         unrelated or unknown. Only one direction counts per pair: one must be a kind of the other.

@@ -9,8 +9,8 @@ from typing import Sequence
 import numpy as np
 
 from mnemo_planner.function_words import STOPWORDS
-from mnemo_planner.naming import (HEAD, MODIFIER, SIBLING, known_compound, lexical, noun_siblings, other_compound,
-                                  related)
+from mnemo_planner.naming import (ALIKE, HEAD, MODIFIER, SIBLING, beside, known_compound, lexical, noun_siblings,
+                                  other_compound, related)
 from mnemo_planner.wording import compound, norm, respell
 
 
@@ -86,6 +86,17 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
     # a "dax stand"): a word before it only qualifies it
     inner = {c: _known_suffix(c) for c in cands}
     kin.update({c: kin[c] or any(related(inner[c], lab) > 0 for lab in labels) for c in cands if inner[c] != c})
+    row = {c: i for i, c in enumerate(cands)}
+
+    def kind(name: str, j: int) -> float:
+        """The lexicon's score of the name for label ``j``; nothing for two kinds of one head that the
+        embedding model does not find alike as whole names (a "dax holder" for a gizmo, a kind of holder)."""
+        score = related(name, labels[j])
+        if score and beside(name, labels[j]):
+            near = sims[row[name], j] if name in row else sim.matrix([name], [norm(labels[j])])[0, 0]
+            return score if near >= ALIKE else 0.0
+        return score
+
     out = []
     for j, lab in enumerate(labels):
         best = LabelMatch(lab, 0.0, "")
@@ -102,7 +113,7 @@ def match_labels(sim: Similarity, words: Sequence[str], labels: Sequence[str],
             if lex == MODIFIER and whole is not None and len(c.split()) < len(words):
                 lex = min(lex, float(whole[j]))  # "the paper gizmos" are no "gizmo crate" unless alike as a whole
             score = max(lex, float(sims[i, j]))
-            score = max(score, related(with_nouns[c], lab), related(inner[c], lab) if inner[c] != c else 0.0)
+            score = max(score, kind(with_nouns[c], j), kind(inner[c], j) if inner[c] != c else 0.0)
             if score > best.score or (score == best.score and len(c) > len(best.span)):
                 best = LabelMatch(lab, score, c)
         out.append(best)

@@ -16,6 +16,8 @@ SIBLING = 0.5  # ... between a compound the lexicon knows and another kind of it
 # label alone: the embedding model judges the whole names)
 MODIFIER = 0.8  # score of a one-word name that is a non-head word of a label
 KIND = (0.85, 0.8, 0.65)  # score of names the lexicon relates: synonyms, one is-a link, two links
+ALIKE = 0.45  # similarity by the embedding model at which two kinds of one head may be one thing (below,
+# the lexicon's link between them names nothing: a "dax holder" is not every kind of holder)
 
 
 def lexical(span: str, label: str) -> float:
@@ -92,3 +94,9 @@ def related(span: str, label: str) -> float:
     # (as written: the lexicon folds the last word's plural; "clothes" before it is no plural)
     d = lexicon().distance(" ".join(words_of(span)), " ".join(words_of(label)))
     return 0.0 if d is None else KIND[d]
+
+
+def beside(span: str, label: str) -> bool:
+    """Whether the lexicon relates the words to the label only as two kinds of one head: the words a name
+    it knows by its head alone, the label a kind below that head (see ``Lexicon.beside``)."""
+    return lexicon().beside(" ".join(words_of(span)), " ".join(words_of(label)))

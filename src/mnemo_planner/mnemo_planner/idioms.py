@@ -1,8 +1,8 @@
 """Words of an instruction that belong to an idiom, not to the thing asked for: the particle of a
 verb of several words ("bring the gizmo back", "put the dax away"), a verb made of a verb and a noun
 ("frob blick"), and an adverb of several words in a clause that holds nothing but function words
-besides. All are read from the lexical database's verbs and adverbs, so no idiom is listed here; without
-the database the text is left as it is."""
+besides; and a last clause of thanks after a comma. All are read from the lexical database's verbs,
+adverbs and nouns, so no idiom is listed here; without the database the text is left as it is."""
 from __future__ import annotations
 
 import re
@@ -20,6 +20,10 @@ PREPOSITIONS = {"after", "before", "behind", "about", "across", "along", "around
                 "over", "under", "up", "down", "off", "out", "in", "on", "into", "onto", "to", "for", "with", "near",
                 "beside", "between", "below", "above", "beneath", "within", "inside", "outside", "towards", "toward"}
 CLAUSE = re.compile(r"[^,;.!?]+")
+# words that open or stand for a noun phrase, or ask: a last clause with one of them is part of the request
+REFERRING = DETERMINERS | {"it", "them", "me", "us", "one", "ones", "something", "anything", "what", "where",
+                           "which", "when", "who", "how", "not"}
+LAST_CLAUSE = re.compile(r",\s*([a-z' \-]+?)\s*([.!?]*)\s*$")
 TOKEN = re.compile(r"[a-z][a-z'\-]*")
 
 
@@ -79,3 +83,15 @@ def _verb_and_noun(words: list[str], lex, function_words) -> set[int]:
                 (i < 2 or words[i - 2] not in DETERMINERS) and lex.phrasal(words[i - 1], w):
             out |= {i - 1, i}
     return out
+
+
+def without_closing(s: str) -> str:
+    """``s`` without a last clause of at most three words after a comma that neither names nor asks for
+    anything (no determiner, pronoun or question word, no word whose commonest sense is a physical thing): a
+    closing word of thanks or a name ("..., many thanks", "..., Sam"), no part of what is asked."""
+    m = LAST_CLAUSE.search(s)
+    words = set(TOKEN.findall(m.group(1))) if m else set()
+    lex = lexicon()
+    if not m or not lex or len(words) > 3 or words & REFERRING or any(lex.commonly_a_thing(w) for w in words):
+        return s
+    return s[:m.start()] + m.group(2) + " "

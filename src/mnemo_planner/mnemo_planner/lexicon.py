@@ -149,6 +149,12 @@ class Lexicon:
                 return tuple(o for o in self._index[key] if self._synset(o)[0] in PHYSICAL)
         return ()
 
+    def commonly_a_thing(self, word: str) -> bool:
+        """Whether the commonest sense of the noun (the database lists senses by frequency) is a physical
+        thing: a "pebble", not a "rush" (a plant too, but first a hurry)."""
+        w = word.lower()
+        return any(self._synset(self._index[f][0])[0] in PHYSICAL for f in (w, singular(w)) if self._index.get(f))
+
     def definition(self, phrase: str) -> str:
         """What the dictionary says the phrase's commonest physical sense is (its gloss up to the first
         semicolon, without examples); "" where the database has no such sense of the whole phrase."""

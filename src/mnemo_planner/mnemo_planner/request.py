@@ -16,7 +16,7 @@ from typing import Optional
 from mnemo_planner.calendar import Calendar
 from mnemo_planner.dialogue import CONNECTIVES, OPENERS
 from mnemo_planner.function_words import STOPWORDS
-from mnemo_planner.idioms import plain
+from mnemo_planner.idioms import plain, without_closing
 from mnemo_planner.lexicon import lexicon
 from mnemo_planner.questions import (COUNT, COUNTED_AT, OPTIONS, SEEN, WHAT_AT, WHEN, WHERE, WHICH, WITH, asks_to_act,  # noqa: F401
                                      courtesy_of_time, is_question, mend_told, recall_kind, sentences_of, told_at)
@@ -255,7 +255,7 @@ def parse(text: str, now: float, calendar: Optional[Calendar] = None) -> Request
     counted = COUNTED_AT.search(s) if intent == RECALL and kind == COUNT and not place else None
     if counted:
         relation, place, s = "in", counted.group("np").strip(), s[:counted.start()] + " " + s[counted.end():]
-    s = plain(s, STOPWORDS)  # (no idiom names a thing; the place phrase is out already: "on the side")
+    s = without_closing(plain(s, STOPWORDS))  # (no idiom names a thing; the place phrase is out already)
     # "..., if it's no bother", "once you have a minute": a condition of courtesy, no thing (of a question,
     # only "if" after a comma: "when you ..." may date what it asks about, "tell me if ..." is the question)
     s = re.sub(COURTESY if intent != RECALL else r"(?<=[,;])\s*if\s+(?:you|you've|you're|that|that's|it|it's)\b[^,.;!?]*", " ", s)

@@ -454,3 +454,14 @@ def test_the_word_whose_object_the_pronoun_is_is_a_verb_not_the_thing():
     assert r.pronoun and "zorp" not in r.words
     assert rq.parse("Take the gizmo and twiddle them.", NOW).words == ("gizmo",)
     assert rq.parse("Put the blick in it.", NOW).words == ("blick",)  # a noun after a determiner stays
+
+
+def test_a_closing_clause_of_thanks_or_a_name_is_no_part_of_the_request():
+    """A last clause after a comma that neither names nor asks for anything is courtesy: "one more,
+    much obliged" still asks for one more, and no word of thanks qualifies the thing."""
+    assert rq.parse("Pass us one more, much obliged.", NOW).other
+    assert rq.parse("Pass me the blick, many thanks!", NOW).words == ("blick",)
+    assert rq.parse("Whereabouts was the gizmo, roughly?", NOW).words == ("gizmo",)
+    # a clause that names a thing or asks for one stays
+    assert "pebble" in rq.parse("Fetch the dax, no pebble.", NOW).words
+    assert rq.parse("The dax is wobbly, pass us anything.", NOW).intent == rq.FETCH

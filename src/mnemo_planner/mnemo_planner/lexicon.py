@@ -71,7 +71,7 @@ class Lexicon:
                     self._other |= lemmas
                     if pos == "adj":
                         # an inflected form that is a noun of its own is read as the noun before another
-                        # noun (the database lists some nouns in ending "-er" as comparatives)
+                        # noun (the database lists some nouns ending in "-er" as comparatives)
                         self._adjectives |= lemmas if name.startswith("index.") else lemmas - self._index.keys()
                     if name == "verb.exc":
                         self._verb_forms.update((r[0], r[1]) for r in rows if len(r) >= 2)

@@ -151,7 +151,7 @@ class Lexicon:
 
     def commonly_a_thing(self, word: str) -> bool:
         """Whether the commonest sense of the noun (the database lists senses by frequency) is a physical
-        thing: a "pebble", not a "rush" (a plant too, but first a hurry)."""
+        thing: a "pebble", not a word whose physical sense comes after another (a plant named like an act)."""
         w = word.lower()
         return any(self._synset(self._index[f][0])[0] in PHYSICAL for f in (w, singular(w)) if self._index.get(f))
 

@@ -31,7 +31,8 @@ from mnemo_planner.task_state import TaskState
 from mnemo_planner.tools import Action
 from mnemo_planner.wording import run_on
 
-OPEN_TRIES = 2  # attempts on one handle before giving up on it (a lock the analyzer names ends it at once)
+OPEN_TRIES = 3  # tries on one handle before giving up on it: a failure the analyzer calls no lock missed the
+# handle, and each try is a fresh chance (a lock it names ends the tries at once)
 SETTLE_REACH = 3  # the most steps settling waits for (a drive, opening, the grasp): with more left the search
 # goes on, and the candidates need not be scored
 

@@ -390,3 +390,33 @@ def test_a_scope_carried_from_an_unrelated_request_does_not_make_what_it_holds_l
     world.holding = ""
     run_task("fetch the carafe", 6, GeneralPolicy(context=context), world, lambda: 200.0)
     assert world.holding == "pot_1", world.calls
+
+
+def _miss_handle(world, times: int, lock_learned: bool = False):
+    """The first ``times`` opens miss the handle: no motion; the analyzer calls it a lock or says nothing."""
+    execute = World.execute.__get__(world)
+    state = {"missed": 0}
+
+    def run(action):
+        if action.tool == "open" and state["missed"] < times:
+            state["missed"] += 1
+            world.calls.append(("open", str(action.arguments.get("target", ""))))
+            learned = {"learned": {"locked": "true"}, "locked": True} if lock_learned else {}
+            return world._fail(SkillCode.NO_MOTION, "did not move", **learned)
+        return execute(action)
+    return run
+
+
+def test_a_handle_missed_twice_without_a_lock_verdict_is_tried_again():
+    """A failed open that the analyzer does not call a lock was a missed grasp: each try is a fresh chance,
+    so two misses in a row do not end the search there; a lock verdict ends it at once."""
+    world = World()
+    world.unseen = [{"id": "quaddle_1", "kind": "object", "label": "quaddle", "parent": "vault_1"}]
+    world.execute = _miss_handle(world, 2)
+    run_task("bring me the quaddle", 14, GeneralPolicy(), world, lambda: 100.0)
+    assert world.calls.count(("open", "vault_1")) == 3 and ("peek", "vault_1") in world.calls
+    locked = World()
+    locked.unseen = world.unseen
+    locked.execute = _miss_handle(locked, 5, lock_learned=True)
+    run_task("bring me the quaddle", 14, GeneralPolicy(), locked, lambda: 100.0)
+    assert locked.calls.count(("open", "vault_1")) == 1

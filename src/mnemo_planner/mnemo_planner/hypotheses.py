@@ -285,15 +285,17 @@ def keeps(sim: Similarity, beliefs: Beliefs, fid: str) -> str:
 
 
 def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, skip: set[str], here: Optional[tuple],
-                  last_seen: Optional[float], scope: Sequence[str] = ()) -> list[Place]:
+                  last_seen: Optional[float], scope: Sequence[str] = (),
+                  sought: frozenset = frozenset()) -> list[Place]:
     """Unexplored fixtures by plausibility, the scope first of all. A surface the camera has looked at
     since the thing was last seen there or anywhere (never, for a thing never seen) is less likely: what
-    is not in view was put away, so containers come first then."""
+    is not in view was put away, so containers come first then. The things ``sought`` (whose own places
+    are searched before these) are no kin of their own (see ``kindred``)."""
     fids = [fid for fid in beliefs.fixtures if fid not in skip]
     if not fids:
         return []
     plaus = sim.matrix([f"a {thing}"], [keeps(sim, beliefs, fid) for fid in fids])[0] if thing else [0.0] * len(fids)
-    plaus = [max(float(p), k) for p, k in zip(plaus, kindred(sim, beliefs, thing, fids))]
+    plaus = [max(float(p), k) for p, k in zip(plaus, kindred(sim, beliefs, thing, fids, sought))]
     out = []
     hubs: dict[str, int] = {}
     for e in beliefs.entities.values():
@@ -324,11 +326,16 @@ def search_places(sim: Similarity, beliefs: Beliefs, thing: str, g: Grounding, s
 KIN_ROOM = 0.8  # weight of kindred things seen elsewhere in the fixture's room
 
 
-def kindred(sim: Similarity, beliefs: Beliefs, thing: str, fids: Sequence[str]) -> list[float]:
+def kindred(sim: Similarity, beliefs: Beliefs, thing: str, fids: Sequence[str],
+            sought: frozenset = frozenset()) -> list[float]:
     """For each fixture, how alike the thing is to what has been seen on or in it (and, weighed less,
-    elsewhere in its room): things are kept with their kind."""
+    elsewhere in its room): things are kept with their kind. What was seen of the things ``sought``
+    themselves counts for nothing: their own places are searched first, and that they were once in a
+    room says nothing of where else in it they were put."""
     at: dict[str, set[str]] = {}
     for e in beliefs.entities.values():
+        if e.key in sought:
+            continue
         for s in e.sightings:
             if s.support:
                 at.setdefault(s.support, set()).add(e.label)

@@ -154,7 +154,8 @@ class GeneralPolicy:
         thing = t.g.labels[0] if t.g.labels else t.req.text
         last = max((e.last_seen for _, e in t.ranked), default=None)
         skip = t.locked | {p.fixture for p in places}
-        places += search_places(self.sim, self.beliefs, thing, t.g, skip, t.here, last, t.g.scope)
+        places += search_places(self.sim, self.beliefs, thing, t.g, skip, t.here, last, t.g.scope,
+                                frozenset(e.key for _, e in t.ranked[:4]))
         return places
 
     def _fits(self, t: TaskState, e: Entity) -> float:

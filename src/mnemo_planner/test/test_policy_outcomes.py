@@ -420,3 +420,25 @@ def test_a_handle_missed_twice_without_a_lock_verdict_is_tried_again():
     locked.execute = _miss_handle(locked, 5, lock_learned=True)
     run_task("bring me the quaddle", 14, GeneralPolicy(), locked, lambda: 100.0)
     assert locked.calls.count(("open", "vault_1")) == 1
+
+
+def test_the_things_own_sightings_do_not_make_its_room_likelier_once_its_places_come_first(embedder):
+    """A thing seen on a table in one room is searched for at its own places first; the cupboards left
+    to search are no likelier in its room than in another for that sighting (another thing of its kind
+    seen there would make them so)."""
+    sim = Similarity(embedder)
+    beliefs = Beliefs()
+    beliefs.add_nodes([
+        {"id": "plinth_1", "kind": "fixture", "label": "table", "room": "atrium", "position": (1.0, 0.0, 0.7)},
+        {"id": "vault_1", "kind": "fixture", "label": "cupboard", "room": "atrium", "position": (2.0, 0.0, 0.5),
+         "properties": {"state": "closed", "openable": "true"}},
+        {"id": "vault_2", "kind": "fixture", "label": "cupboard", "room": "den", "position": (2.0, 0.0, 0.5),
+         "properties": {"state": "closed", "openable": "true"}},
+        {"id": "zorp_1", "kind": "object", "label": "zorp", "parent": "plinth_1", "room": "atrium",
+         "last_seen": 10.0, "trail": [{"since": 0.0, "until": 10.0, "parent": "plinth_1"}]}])
+
+    def margin(sought):
+        score = {p.fixture: p.score for p in search_places(sim, beliefs, "zorp", Grounding(), {"plinth_1"}, None,
+                                                            10.0, sought=sought)}
+        return score["vault_1"] - score["vault_2"]
+    assert abs(margin(frozenset({"zorp_1"}))) < 0.05 and margin(frozenset()) > 0.3

@@ -413,12 +413,12 @@ def test_a_handle_missed_twice_without_a_lock_verdict_is_tried_again():
     world = World()
     world.unseen = [{"id": "quaddle_1", "kind": "object", "label": "quaddle", "parent": "vault_1"}]
     world.execute = _miss_handle(world, 2)
-    run_task("bring me the quaddle", 14, GeneralPolicy(), world, lambda: 100.0)
+    run_task("fetch the quaddle", 14, GeneralPolicy(), world, lambda: 100.0)
     assert world.calls.count(("open", "vault_1")) == 3 and ("peek", "vault_1") in world.calls
     locked = World()
     locked.unseen = world.unseen
     locked.execute = _miss_handle(locked, 5, lock_learned=True)
-    run_task("bring me the quaddle", 14, GeneralPolicy(), locked, lambda: 100.0)
+    run_task("fetch the quaddle", 14, GeneralPolicy(), locked, lambda: 100.0)
     assert locked.calls.count(("open", "vault_1")) == 1
 
 

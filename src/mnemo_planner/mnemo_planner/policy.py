@@ -143,7 +143,8 @@ class GeneralPolicy:
 
     def _plan(self, t: TaskState) -> list[Place]:
         places: list[Place] = []
-        for _, e in t.ranked[:4]:
+        candidates = [e for _, e in t.ranked[:4]]
+        for e in candidates:
             places += entity_places(self.beliefs, e, t.locked)
         if t.g.scope and not t.scope_carried:
             # "check the crates": the places named are searched before what is known elsewhere (a scope
@@ -155,7 +156,7 @@ class GeneralPolicy:
         last = max((e.last_seen for _, e in t.ranked), default=None)
         skip = t.locked | {p.fixture for p in places}
         places += search_places(self.sim, self.beliefs, thing, t.g, skip, t.here, last, t.g.scope,
-                                frozenset(e.key for _, e in t.ranked[:4]))
+                                frozenset(e.key for e in candidates))
         return places
 
     def _fits(self, t: TaskState, e: Entity) -> float:

@@ -1,7 +1,8 @@
 """The planner's ROS toolbox degrades instead of hanging: a service that is down answers
 UNAVAILABLE within connect_timeout; a query whose server is killed while it waits is sent again
-to the respawned server and answered; a skill whose server is killed mid-call ends UNAVAILABLE
-(never sent twice) long before the skill timeout. The blocking client of the CLI and the main job
+to the respawned server, once one is there (a request sent while none is goes nowhere), and
+answered; a skill whose server is killed mid-call ends UNAVAILABLE (never sent twice) long before
+the skill timeout. The blocking client of the CLI and the main job
 does not wait out a dead server either: a RetrieveObject goal whose action server is killed
 returns UNAVAILABLE, a service call raises ServerLost."""
 from __future__ import annotations
@@ -121,6 +122,62 @@ def _serving(box, server: NodeProcess, srv_type, name: str) -> None:
         assert client.wait_for_service(timeout_sec=60.0), f"{name} never came back"
     finally:
         box.node.destroy_client(client)
+
+
+class _GoneThenBack:
+    """A service client whose server goes away while the first request waits and is back a moment later:
+    a request sent while no server is there goes nowhere (as over DDS); one sent once it is back is answered."""
+    srv_name = "/fake/search"
+
+    def __init__(self, executor, back_after: float):
+        self.executor, self.back_after, self.back_at, self.sent = executor, back_after, None, []
+
+    def service_is_ready(self) -> bool:
+        return self.back_at is None or time.monotonic() >= self.back_at
+
+    def go_away(self) -> None:
+        self.back_at = time.monotonic() + self.back_after
+
+    def call_async(self, request):
+        from mnemo_interfaces.srv import SearchMemoryByText
+        from rclpy.task import Future
+
+        future = Future(executor=self.executor)
+        self.sent.append(self.service_is_ready())
+        if len(self.sent) > 1 and self.service_is_ready():
+            future.set_result(SearchMemoryByText.Response(error_code=0))
+        return future
+
+    def remove_pending_request(self, future) -> None:
+        pass
+
+
+def test_a_query_whose_server_went_away_is_asked_again_once_a_server_is_back(toolbox, monkeypatch):
+    from mnemo_interfaces.srv import SearchMemoryByText
+    import mnemo_planner.ros_toolbox as rt
+
+    box, run, _ = toolbox
+    client = _GoneThenBack(box.node.executor, back_after=0.5)
+
+    class Watch:  # the first request's server goes away while it waits; later ones stay
+        made = 0
+
+        def __init__(self, *args, **kwargs):
+            Watch.made += 1
+            self.first = Watch.made == 1
+
+        def lost(self):
+            if self.first and client.back_at is None:
+                client.go_away()
+                return "went away"
+            return None
+    monkeypatch.setattr(rt, "ServerWatch", Watch)
+    box.clients["search_memory"] = client
+
+    async def ask():
+        return await box.call("search_memory", SearchMemoryByText.Request(text="dax", k=3), timeout=5.0)
+    response = run(ask(), timeout=20.0)
+    assert response.error_code == 0 and client.sent == [True, True]
 
 
 def test_a_server_killed_mid_call_is_noticed(toolbox, tmp_path):

@@ -105,15 +105,17 @@ class RosToolbox:
                                   if pending["future"] is not None else f"service {client.srv_name} is not available"))
             elif pending["future"] is None and client.service_is_ready():
                 start()
-            elif pending["future"] is None and time.monotonic() > connect_deadline:
+            elif pending["future"] is None and time.monotonic() > connect_deadline and not pending["resent"]:
                 finish(MnemoError(Status.UNAVAILABLE, f"service {client.srv_name} is not available "
                                                       f"(none within {self.connect_timeout:.1f} s)"))
             elif pending["future"] is not None and (why := pending["watch"].lost()) is not None:
                 if tool in SKILLS or pending["resent"]:  # a skill may have acted: never twice
                     finish(MnemoError(Status.UNAVAILABLE, f"{client.srv_name} {why} while the call was pending"))
-                else:  # a query: ask the server that is there now, once
+                else:  # a query: ask again, once, when a server is there (a request sent while none is
+                    # goes nowhere), within the call's own time: the one that was there is restarting
                     pending["resent"] = True
-                    start()
+                    client.remove_pending_request(pending["future"])
+                    pending["future"] = None
 
         connect_deadline = time.monotonic() + min(limit, self.connect_timeout)
         if client.service_is_ready():

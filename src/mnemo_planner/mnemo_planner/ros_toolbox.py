@@ -112,7 +112,7 @@ class RosToolbox:
                 if tool in SKILLS or pending["resent"]:  # a skill may have acted: never twice
                     finish(MnemoError(Status.UNAVAILABLE, f"{client.srv_name} {why} while the call was pending"))
                 else:  # a query: ask again, once, when a server is there (a request sent while none is
-                    # goes nowhere), within the call's own time: the server that was there is restarting
+                    # goes nowhere), within the call's own time (its server is restarting)
                     pending["resent"] = True
                     client.remove_pending_request(pending["future"])
                     pending["future"] = None

@@ -206,10 +206,10 @@ class Lexicon:
         (sa, xa), (sb, xb) = self.meaning(said), self.meaning(name)
         if not xa or xb or not sa or not sb:
             return False
-        up = self.ancestors(sa, hops)
-        if any(o in up and up[o] + xa <= hops for o in sb):
-            return False
-        return self.distance(said, name, hops) is not None
+        up, down = self.ancestors(sa, hops), self.ancestors(sb, hops)
+        # (the name below the words' head within reach, and nowhere above it)
+        return not any(o in up and up[o] + xa <= hops for o in sb) and \
+            any(o in down and down[o] + xa <= hops for o in sa)
 
     def distance(self, a: str, b: str, hops: int = 2) -> Optional[int]:
         """Is-a links between what two phrases name (0: synonyms), up to ``hops``; None when

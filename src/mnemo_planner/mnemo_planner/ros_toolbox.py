@@ -87,9 +87,7 @@ class RosToolbox:
                 pending["why"] = why
                 waiter.set_result(None)
 
-        def start() -> None:
-            if pending["future"] is not None:
-                client.remove_pending_request(pending["future"])
+        def start() -> None:  # (only while no request is pending: a lost one was dropped first)
             pending["watch"] = ServerWatch(self.node, client.srv_name, SERVER_CHECK_PERIOD)
             pending["future"] = client.call_async(request)
             pending["future"].add_done_callback(lambda f: f is pending["future"] and finish(None))

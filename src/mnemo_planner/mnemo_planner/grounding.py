@@ -83,6 +83,19 @@ class Grounding:
     place_fit: dict[str, float] = field(default_factory=dict)  # how near the place words come to each fixture
 
 
+# a clause said to the robot: one that addresses it, or opens with a verb that asks it for something
+ADDRESSED = re.compile(r"\byou\b|^\W*(?:bring|get|fetch|grab|hand|pass|give|find|help)\b")
+
+
+def situation(text: str) -> str:
+    """A stated need without the clauses that only ask the robot for something ("the dax wobbles, might
+    you locate whichever gadget suits?"): they say nothing of the need and blur it for the embedding
+    model. The whole request where no other clause has a content word."""
+    clauses = [c.strip() for c in re.split(r"[,.;:!?]+|\bso\b", text.lower()) if c.strip()]
+    kept = [c for c in clauses if not ADDRESSED.search(c)]
+    return ", ".join(kept) if any(content_words(c) for c in kept) else text
+
+
 def _describes_nothing(sim: Similarity, beliefs: Beliefs, words: Sequence[str]) -> bool:
     """Whether the words come near nothing the home has ("whatever does the trick"): a need, not a name."""
     labels = beliefs.labels()
@@ -295,11 +308,11 @@ def ground(sim: Similarity, beliefs: Beliefs, req: Request) -> Grounding:
         if not g.scope and scope_rooms:
             g.scope = [fid for fid, f in beliefs.fixtures.items() if f.room in scope_rooms]
     if not g.labels:
-        # a need ("the dax wobbles; fetch whichever suits") is weighed as the whole request puts it (the
-        # embedding model reads a situation from sentences better than from their content words); words
+        # a need ("the dax wobbles; fetch whichever suits") is weighed as the sentences that state it put it
+        # (the embedding model reads a situation from sentences better than from their content words); words
         # that describe a known thing ("the blick adapter was on the plinth, find it") are that thing
         need = not req.named and req.intent != RECALL and _describes_nothing(sim, beliefs, list(req.words))
-        g.need = req.text if need else " ".join(req.words) or req.phrase
+        g.need = situation(req.text) if need else " ".join(req.words) or req.phrase
         g.situation = need
         g.thing = " ".join(req.words)
         g.named = " ".join(respell(req.named.split(), known))  # (as the words: what it bears is read from it)

@@ -558,3 +558,20 @@ def test_quoted_text_is_matched_by_the_words_of_a_value_not_by_its_letters(sim):
     req = rq.parse("I want the 'Zorp Blick Mauves' gizmo.", NOW)
     ranked = rank_entities(sim, b, req, ground(sim, b, req), None)
     assert ranked[0][1].key == "g1" and all(f < ranked[0][0] for f, _ in ranked[1:])
+
+
+def test_a_need_is_weighed_without_the_clauses_that_only_ask_the_robot(sim):
+    """What is said to the robot ("might you locate whichever gadget suits", "grab a remedy") tells
+    nothing of the need; the clauses that state it are what the embedding model weighs."""
+    from mnemo_planner.grounding import situation
+
+    assert situation("The plinth wobbles, might you locate whichever gadget suits?") == "the plinth wobbles"
+    assert situation("My dax is all frobbed, so grab a remedy.") == "my dax is all frobbed"
+    assert situation("Frobbing the dax is overdue; help with that.") == "frobbing the dax is overdue"
+    # nothing but the request itself: the need is all of it
+    text = "Might you locate an item to frob the dax with?"
+    assert situation(text) == text
+    b = Beliefs()
+    b.add_nodes([_fixture("p1", "plinth"), _node("g1", "blicket", "p1")])
+    g = ground(sim, b, rq.parse("The quorvo has gone flat again. Fetch whichever suits.", NOW))
+    assert g.situation and g.need == "the quorvo has gone flat again", g.need

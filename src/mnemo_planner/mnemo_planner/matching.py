@@ -32,6 +32,9 @@ def _known_suffix(span: str) -> str:
     return span
 
 
+SIM_DECIMALS = 6
+
+
 class Similarity:
     """Cosine similarity of short texts through the embedding model, cached."""
 
@@ -47,9 +50,12 @@ class Similarity:
         return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1), np.float32)
 
     def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        """Cosine similarities, within [-1, 1] and to six decimals: a text's vector differs in its last bits
+        with the texts it was embedded beside (a batch), so a text against itself may come out a hair above
+        1 and tie-breaks between equal names would follow what was asked before."""
         if not a or not b:
             return np.zeros((len(a), len(b)), np.float32)
-        return self.vectors(a) @ self.vectors(b).T
+        return np.round(np.clip(self.vectors(a) @ self.vectors(b).T, -1.0, 1.0), SIM_DECIMALS)
 
 
 @dataclass

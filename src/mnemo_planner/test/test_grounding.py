@@ -4,6 +4,7 @@ name may be the first word of a compound label. Invented vocabulary throughout, 
 mechanism (not a word list) can pass."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from mnemo_planner import request as rq
@@ -582,8 +583,6 @@ class _LastBits:
         self.inner, self.scale = inner, scale
 
     def embed(self, texts):
-        import numpy as np
-
         return [np.asarray(v, dtype=np.float32) * np.float32(self.scale(t)) for t, v in zip(texts, self.inner.embed(texts))]
 
 
